@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * klb: in-kernel L4/L7 load balancer - generic netlink API.
+ *
+ * Family name "klb" (KLB_GENL_NAME), version KLB_GENL_VERSION. Every command
+ * that changes state needs CAP_NET_ADMIN in the user namespace owning the
+ * network namespace of the socket; all state is per network namespace.
+ *
+ * Objects
+ *   pool     named set of backends plus a scheduler
+ *   backend  address:port inside one pool, with weight and admin state
+ *   service  virtual address:port + protocol + mode, steering to a pool
+ *
+ * Commands (request attributes -> reply)
+ *   KLB_CMD_POOL_NEW      KLB_A_POOL{NAME, [SCHED]}
+ *   KLB_CMD_POOL_SET      KLB_A_POOL{NAME, SCHED}
+ *   KLB_CMD_POOL_DEL      KLB_A_POOL{NAME}           (-EBUSY while a service uses it)
+ *   KLB_CMD_POOL_GET      do:   KLB_A_POOL{NAME} -> one pool
+ *                         dump: all pools. A pool with many backends may be
+ *                         split over several messages carrying the same
+ *                         NAME; userspace concatenates their BACKENDS.
+ *   KLB_CMD_BACKEND_NEW   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT, [WEIGHT], [STATE]}}
+ *   KLB_CMD_BACKEND_SET   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT, [WEIGHT], [STATE]}}
+ *   KLB_CMD_BACKEND_DEL   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT}}
+ *   KLB_CMD_SERVICE_NEW   KLB_A_SERVICE{NAME, ADDR4|ADDR6, PORT, PROTO, MODE, POOL}
+ *   KLB_CMD_SERVICE_SET   KLB_A_SERVICE{NAME, [POOL]}
+ *   KLB_CMD_SERVICE_DEL   KLB_A_SERVICE{NAME}
+ *   KLB_CMD_SERVICE_GET   do: KLB_A_SERVICE{NAME} -> one service; dump: all
+ *   KLB_CMD_CONN_GET      dump only; optional KLB_A_SERVICE{NAME} filter.
+ *                         Best effort under churn (connections come and go).
+ *   KLB_CMD_FLUSH         no attributes: delete every service and pool
+ *   KLB_CMD_RESTORE       KLB_A_CONFIG{POOL*, SERVICE*}: replace the whole
+ *                         configuration atomically; on any error nothing
+ *                         changes and extack names the offending object.
+ *
+ * Config dumps (pools, services) are consistent: if the configuration
+ * changed while a dump was in progress the dump is flagged NLM_F_DUMP_INTR.
+ *
+ * Numbers are host byte order; addresses are network byte order
+ * (ADDR4 is 4 bytes, ADDR6 is 16 bytes). Names are NUL-terminated strings of
+ * at most KLB_NAME_MAX - 1 characters from [A-Za-z0-9_.-].
+ */
+#ifndef _UAPI_LINUX_KLB_H
+#define _UAPI_LINUX_KLB_H
+
+#define KLB_GENL_NAME		"klb"
+#define KLB_GENL_VERSION	1
+
+#define KLB_NAME_MAX		32	/* including the terminating NUL */
+#define KLB_WEIGHT_MAX		65535
+
+enum klb_cmd {
+	KLB_CMD_UNSPEC,
+	KLB_CMD_POOL_NEW,
+	KLB_CMD_POOL_SET,
+	KLB_CMD_POOL_DEL,
+	KLB_CMD_POOL_GET,
+	KLB_CMD_BACKEND_NEW,
+	KLB_CMD_BACKEND_SET,
+	KLB_CMD_BACKEND_DEL,
+	KLB_CMD_SERVICE_NEW,
+	KLB_CMD_SERVICE_SET,
+	KLB_CMD_SERVICE_DEL,
+	KLB_CMD_SERVICE_GET,
+	KLB_CMD_CONN_GET,
+	KLB_CMD_FLUSH,
+	KLB_CMD_RESTORE,
+
+	__KLB_CMD_MAX
+};
+#define KLB_CMD_MAX (__KLB_CMD_MAX - 1)
+
+enum klb_sched {
+	KLB_SCHED_RR,		/* round robin, ignores weights (weight 0 excluded) */
+	KLB_SCHED_WRR,		/* smooth weighted round robin */
+	KLB_SCHED_LC,		/* least active connections */
+	KLB_SCHED_WLC,		/* least active connections per weight */
+	KLB_SCHED_SH,		/* source address hash */
+	KLB_SCHED_MH,		/* Maglev consistent hash of the flow, weighted */
+	KLB_SCHED_P2C,		/* power of two choices on active connections */
+
+	__KLB_SCHED_MAX
+};
+#define KLB_SCHED_MAX (__KLB_SCHED_MAX - 1)
+
+enum klb_backend_state {
+	KLB_BACKEND_UP,		/* takes new connections (if weight > 0) */
+	KLB_BACKEND_DRAIN,	/* no new connections, existing ones continue */
+	KLB_BACKEND_DOWN,	/* no new connections, existing ones continue */
+
+	__KLB_BACKEND_STATE_MAX
+};
+#define KLB_BACKEND_STATE_MAX (__KLB_BACKEND_STATE_MAX - 1)
+
+enum klb_mode {
+	KLB_MODE_NAT,		/* destination NAT, replies routed back via klb */
+
+	__KLB_MODE_MAX
+};
+#define KLB_MODE_MAX (__KLB_MODE_MAX - 1)
+
+/* TCP connection states as reported by KLB_CONN_A_STATE */
+enum klb_conn_state {
+	KLB_CONN_NONE,
+	KLB_CONN_SYN_SENT,	/* client SYN forwarded */
+	KLB_CONN_SYN_RECV,	/* backend SYN-ACK seen */
+	KLB_CONN_ESTABLISHED,
+	KLB_CONN_FIN_WAIT,	/* one side sent FIN */
+	KLB_CONN_TIME_WAIT,	/* both sides sent FIN */
+	KLB_CONN_CLOSE,		/* RST seen */
+	KLB_CONN_UDP,		/* UDP flow */
+
+	__KLB_CONN_STATE_MAX
+};
+#define KLB_CONN_STATE_MAX (__KLB_CONN_STATE_MAX - 1)
+
+/* top level */
+enum klb_attr {
+	KLB_A_UNSPEC,
+	KLB_A_POOL,		/* nest: enum klb_pool_attr */
+	KLB_A_SERVICE,		/* nest: enum klb_service_attr */
+	KLB_A_CONN,		/* nest: enum klb_conn_attr (dump output) */
+	KLB_A_CONFIG,		/* nest: enum klb_config_attr (restore) */
+
+	__KLB_A_MAX
+};
+#define KLB_A_MAX (__KLB_A_MAX - 1)
+
+enum klb_config_attr {
+	KLB_CONFIG_A_UNSPEC,
+	KLB_CONFIG_A_POOL,	/* nest: enum klb_pool_attr, repeated */
+	KLB_CONFIG_A_SERVICE,	/* nest: enum klb_service_attr, repeated */
+
+	__KLB_CONFIG_A_MAX
+};
+#define KLB_CONFIG_A_MAX (__KLB_CONFIG_A_MAX - 1)
+
+enum klb_pool_attr {
+	KLB_POOL_A_UNSPEC,
+	KLB_POOL_A_NAME,	/* string */
+	KLB_POOL_A_SCHED,	/* u8: enum klb_sched */
+	KLB_POOL_A_BACKEND,	/* nest: enum klb_backend_attr (one backend: add/set/del) */
+	KLB_POOL_A_BACKENDS,	/* nest of KLB_POOL_A_BACKEND nests (dump, restore) */
+
+	__KLB_POOL_A_MAX
+};
+#define KLB_POOL_A_MAX (__KLB_POOL_A_MAX - 1)
+
+enum klb_backend_attr {
+	KLB_BACKEND_A_UNSPEC,
+	KLB_BACKEND_A_ADDR4,	/* binary, 4 bytes, network order */
+	KLB_BACKEND_A_ADDR6,	/* binary, 16 bytes, network order */
+	KLB_BACKEND_A_PORT,	/* u16, 1..65535 */
+	KLB_BACKEND_A_WEIGHT,	/* u32, 0..KLB_WEIGHT_MAX */
+	KLB_BACKEND_A_STATE,	/* u8: enum klb_backend_state */
+	KLB_BACKEND_A_STATS,	/* nest: enum klb_stats_attr (output) */
+
+	__KLB_BACKEND_A_MAX
+};
+#define KLB_BACKEND_A_MAX (__KLB_BACKEND_A_MAX - 1)
+
+enum klb_service_attr {
+	KLB_SERVICE_A_UNSPEC,
+	KLB_SERVICE_A_NAME,	/* string */
+	KLB_SERVICE_A_ADDR4,	/* binary, 4 bytes: virtual IPv4 address */
+	KLB_SERVICE_A_ADDR6,	/* binary, 16 bytes: virtual IPv6 address */
+	KLB_SERVICE_A_PORT,	/* u16, 1..65535 */
+	KLB_SERVICE_A_PROTO,	/* u8: IPPROTO_TCP or IPPROTO_UDP */
+	KLB_SERVICE_A_MODE,	/* u8: enum klb_mode */
+	KLB_SERVICE_A_POOL,	/* string: name of the default pool */
+	KLB_SERVICE_A_STATS,	/* nest: enum klb_stats_attr (output) */
+
+	__KLB_SERVICE_A_MAX
+};
+#define KLB_SERVICE_A_MAX (__KLB_SERVICE_A_MAX - 1)
+
+enum klb_stats_attr {
+	KLB_STATS_A_UNSPEC,
+	KLB_STATS_A_PAD,
+	KLB_STATS_A_CONNS,		/* u64: connections scheduled */
+	KLB_STATS_A_ACTIVE_CONNS,	/* u64: connections now open */
+	KLB_STATS_A_PKTS_IN,		/* u64: client -> backend */
+	KLB_STATS_A_PKTS_OUT,		/* u64: backend -> client */
+	KLB_STATS_A_BYTES_IN,		/* u64: L3 bytes client -> backend */
+	KLB_STATS_A_BYTES_OUT,		/* u64: L3 bytes backend -> client */
+	KLB_STATS_A_DROP_NO_BACKEND,	/* u64, service only */
+	KLB_STATS_A_DROP_TABLE_FULL,	/* u64, service only */
+	KLB_STATS_A_DROP_BAD_PACKET,	/* u64, service only */
+
+	__KLB_STATS_A_MAX
+};
+#define KLB_STATS_A_MAX (__KLB_STATS_A_MAX - 1)
+
+enum klb_conn_attr {
+	KLB_CONN_A_UNSPEC,
+	KLB_CONN_A_SERVICE,		/* string: service name */
+	KLB_CONN_A_PROTO,		/* u8: IPPROTO_TCP / IPPROTO_UDP */
+	KLB_CONN_A_CLIENT_ADDR4,	/* binary 4 */
+	KLB_CONN_A_CLIENT_ADDR6,	/* binary 16 */
+	KLB_CONN_A_CLIENT_PORT,		/* u16 */
+	KLB_CONN_A_VIP_ADDR4,		/* binary 4 */
+	KLB_CONN_A_VIP_ADDR6,		/* binary 16 */
+	KLB_CONN_A_VIP_PORT,		/* u16 */
+	KLB_CONN_A_BACKEND_ADDR4,	/* binary 4 */
+	KLB_CONN_A_BACKEND_ADDR6,	/* binary 16 */
+	KLB_CONN_A_BACKEND_PORT,	/* u16 */
+	KLB_CONN_A_STATE,		/* u8: enum klb_conn_state */
+	KLB_CONN_A_EXPIRES_MS,		/* u32: milliseconds until expiry */
+
+	__KLB_CONN_A_MAX
+};
+#define KLB_CONN_A_MAX (__KLB_CONN_A_MAX - 1)
+
+#endif /* _UAPI_LINUX_KLB_H */

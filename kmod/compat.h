@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything that depends on the kernel version lives here, as small
+ * helpers, so the rest of klb reads like current upstream code.
+ * Supported: Linux 5.15 .. 6.12+.
+ */
+#ifndef _KLB_COMPAT_H
+#define _KLB_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <net/route.h>
+#include <net/netfilter/ipv4/nf_defrag_ipv4.h>
+#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
+
+/*
+ * Re-route a locally generated packet whose destination was rewritten.
+ * Both functions take the originating socket since 5.10; 5.15 is our floor,
+ * so one spelling covers every supported kernel. Kept here so a future
+ * signature change touches one place.
+ */
+static inline int klb_route_me_harder4(struct net *net, struct sock *sk,
+				       struct sk_buff *skb)
+{
+	return ip_route_me_harder(net, sk, skb, RTN_UNSPEC);
+}
+
+static inline int klb_route_me_harder6(struct net *net, struct sock *sk,
+				       struct sk_buff *skb)
+{
+	return nf_ip6_route_me_harder(net, sk, skb);
+}
+
+/*
+ * Per-netns defragmentation hooks (refcounted by the defrag modules).
+ * The matching _disable() exists since 5.13, so 5.15+ always pairs them.
+ */
+static inline int klb_defrag_enable(struct net *net)
+{
+	int err;
+
+	err = nf_defrag_ipv4_enable(net);
+	if (err)
+		return err;
+	err = nf_defrag_ipv6_enable(net);
+	if (err)
+		nf_defrag_ipv4_disable(net);
+	return err;
+}
+
+static inline void klb_defrag_disable(struct net *net)
+{
+	nf_defrag_ipv6_disable(net);
+	nf_defrag_ipv4_disable(net);
+}
+
+/* ---- config layer: sysctl.c, netlink.c (engineer A) -------------------- */
+#include <linux/netlink.h>
+#include <net/net_namespace.h>
+
+/*
+ * 6.6 takes the table size (tables lose their sentinel); earlier kernels
+ * stop at the empty sentinel entry, which klb's tables still carry.
+ */
+static inline struct ctl_table_header *
+klb_register_net_sysctl(struct net *net, const char *path,
+			struct ctl_table *table, size_t n)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	return register_net_sysctl_sz(net, path, table, n);
+#else
+	return register_net_sysctl(net, path, table);
+#endif
+}
+
+/* Missing-attribute reporting (NLMSGERR_ATTR_MISS_*) exists since 6.0. */
+#ifndef NL_REQ_ATTR_CHECK
+#define NL_REQ_ATTR_CHECK(extack, nest, tb, type)	(!(tb)[(type)])
+#endif
+
+/*
+ * Since 6.2 extack carries a buffer for a formatted message
+ * (NL_SET_ERR_MSG_FMT); before, it can only point at a string.
+ */
+#ifdef NETLINK_MAX_FMTMSG_LEN
+#define KLB_EXTACK_MSG_BUF	1
+#endif
+/* ---- end of config layer section --------------------------------------- */
+
+#endif /* _KLB_COMPAT_H */

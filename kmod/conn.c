@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klb connection table.
+ *
+ * One table per network namespace. Every connection is hashed twice: by
+ * the tuple of its original direction (client -> VIP) and by the tuple of
+ * its reply direction (backend -> client), so both directions of the
+ * datapath find it with one lookup.
+ *
+ * Readers (the datapath, dumps) walk chains under RCU only. Writers take
+ * the spinlocks of both chains a connection lives in, always in ascending
+ * lock order; a connection is unlinked exactly once (KLB_CONN_F_DEAD, set
+ * under those locks) and freed after a grace period. Connections never move
+ * between chains, so plain RCU hlists suffice (no nulls markers needed: the
+ * slab is not SLAB_TYPESAFE_BY_RCU).
+ *
+ * The references a connection holds on its service and backend are dropped
+ * in the RCU callback, so a reader that found the connection may use
+ * c->svc and c->be until rcu_read_unlock().
+ */
+#include <linux/jhash.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <net/ipv6.h>
+
+#include "klb.h"
+#include "conn.h"
+
+static unsigned int conn_hash_bits = 12;
+module_param(conn_hash_bits, uint, 0444);
+MODULE_PARM_DESC(conn_hash_bits,
+		 "log2 of the connection hash size of each netns (8..20, default 12)");
+
+#define KLB_CONN_LOCKS_MAX	1024
+/* The GC visits the whole table about once per KLB_GC_SLICES periods. */
+#define KLB_GC_SLICES		10
+#define KLB_GC_PERIOD		(HZ / KLB_GC_SLICES ? : 1)
+
+static struct kmem_cache *klb_conn_cache;
+
+static u32 klb_tuple_hash(const struct klb_conn_table *t, u16 family,
+			  u8 proto, const struct klb_tuple *tp)
+{
+	u32 ports = (__force u32)tp->sport << 16 | (__force u32)tp->dport;
+
+	if (family == AF_INET)
+		return jhash_3words((__force u32)tp->saddr.ip,
+				    (__force u32)tp->daddr.ip, ports,
+				    t->seed ^ proto);
+	return jhash2((const u32 *)&tp->saddr.in6, 4,
+		      jhash2((const u32 *)&tp->daddr.in6, 4,
+			     t->seed ^ ports ^ proto));
+}
+
+static bool klb_tuple_equal(const struct klb_tuple *a,
+			    const struct klb_tuple *b, u16 family)
+{
+	if (a->sport != b->sport || a->dport != b->dport)
+		return false;
+	return klb_addr_equal(family, &a->saddr, &b->saddr) &&
+	       klb_addr_equal(family, &a->daddr, &b->daddr);
+}
+
+static bool klb_hnode_match(const struct klb_conn_hnode *h, u16 family,
+			    u8 proto, const struct klb_tuple *tp,
+			    enum klb_dir dir)
+{
+	return h->dir == dir && h->proto == proto && h->family == family &&
+	       klb_tuple_equal(&h->tuple, tp, family);
+}
+
+struct klb_conn *klb_conn_find(struct klb_conn_table *t, u16 family, u8 proto,
+			       const struct klb_tuple *tp, enum klb_dir dir)
+{
+	u32 b = klb_tuple_hash(t, family, proto, tp) & t->mask;
+	struct klb_conn_hnode *h;
+
+	hlist_for_each_entry_rcu(h, &t->buckets[b], node) {
+		if (klb_hnode_match(h, family, proto, tp, dir))
+			return klb_hnode_conn(h);
+	}
+	return NULL;
+}
+
+/* Same as klb_conn_find(), for a writer holding the chain's lock. */
+static struct klb_conn *klb_conn_find_locked(struct klb_conn_table *t, u32 b,
+					     u16 family, u8 proto,
+					     const struct klb_tuple *tp,
+					     enum klb_dir dir)
+{
+	struct klb_conn_hnode *h;
+
+	hlist_for_each_entry(h, &t->buckets[b], node) {
+		if (klb_hnode_match(h, family, proto, tp, dir))
+			return klb_hnode_conn(h);
+	}
+	return NULL;
+}
+
+static void klb_conn_lock(struct klb_conn_table *t, const struct klb_conn *c)
+	__acquires(orig_chain_lock)
+	__acquires(reply_chain_lock)
+{
+	unsigned int l0 = c->bucket[KLB_DIR_ORIG] & t->lock_mask;
+	unsigned int l1 = c->bucket[KLB_DIR_REPLY] & t->lock_mask;
+
+	if (l0 > l1)
+		swap(l0, l1);
+	spin_lock_bh(&t->locks[l0]);
+	if (l1 != l0)
+		spin_lock_nested(&t->locks[l1], SINGLE_DEPTH_NESTING);
+	else
+		__acquire(reply_chain_lock);	/* one lock covers both */
+}
+
+static void klb_conn_unlock(struct klb_conn_table *t, const struct klb_conn *c)
+	__releases(orig_chain_lock)
+	__releases(reply_chain_lock)
+{
+	unsigned int l0 = c->bucket[KLB_DIR_ORIG] & t->lock_mask;
+	unsigned int l1 = c->bucket[KLB_DIR_REPLY] & t->lock_mask;
+
+	if (l0 > l1)
+		swap(l0, l1);
+	if (l1 != l0)
+		spin_unlock(&t->locks[l1]);
+	else
+		__release(reply_chain_lock);
+	spin_unlock_bh(&t->locks[l0]);
+}
+
+static unsigned long klb_conn_timeout(const struct klb_sysctl *s, u8 state)
+{
+	int secs;
+
+	switch (state) {
+	case KLB_CONN_SYN_SENT:
+	case KLB_CONN_SYN_RECV:
+		secs = READ_ONCE(s->tcp_timeout_syn);
+		break;
+	case KLB_CONN_ESTABLISHED:
+		secs = READ_ONCE(s->tcp_timeout_established);
+		break;
+	case KLB_CONN_FIN_WAIT:
+		secs = READ_ONCE(s->tcp_timeout_fin);
+		break;
+	case KLB_CONN_TIME_WAIT:
+		secs = READ_ONCE(s->tcp_timeout_time_wait);
+		break;
+	case KLB_CONN_UDP:
+		secs = READ_ONCE(s->udp_timeout);
+		break;
+	default:
+		secs = READ_ONCE(s->tcp_timeout_close);
+		break;
+	}
+	return (unsigned long)max(secs, 0) * HZ;
+}
+
+/* States in which a connection counts in active_conns. */
+static bool klb_conn_state_active(u8 state)
+{
+	return state != KLB_CONN_FIN_WAIT && state != KLB_CONN_TIME_WAIT &&
+	       state != KLB_CONN_CLOSE;
+}
+
+static void klb_conn_leave_active(struct klb_conn *c)
+{
+	if (test_and_clear_bit(KLB_CONN_F_ACTIVE, &c->flags)) {
+		atomic_dec(&c->svc->active_conns);
+		atomic_dec(&c->be->active_conns);
+	}
+}
+
+static void klb_conn_free_rcu(struct rcu_head *head)
+{
+	struct klb_conn *c = container_of(head, struct klb_conn, rcu);
+
+	klb_backend_put(c->be);
+	klb_service_put(c->svc);
+	kmem_cache_free(klb_conn_cache, c);
+	klb_obj_dec(KLB_OBJ_CONN);
+}
+
+void klb_conn_expire(struct klb_conn_table *t, struct klb_conn *c)
+{
+	bool unlinked = false;
+
+	klb_conn_lock(t, c);
+	if (!test_bit(KLB_CONN_F_DEAD, &c->flags)) {
+		set_bit(KLB_CONN_F_DEAD, &c->flags);
+		hlist_del_rcu(&c->h[KLB_DIR_ORIG].node);
+		hlist_del_rcu(&c->h[KLB_DIR_REPLY].node);
+		unlinked = true;
+	}
+	klb_conn_unlock(t, c);
+	if (!unlinked)
+		return;
+
+	klb_conn_leave_active(c);
+	atomic_dec(&t->count);
+	call_rcu(&c->rcu, klb_conn_free_rcu);
+}
+
+static void klb_conn_gc_kick(struct klb_conn_table *t)
+{
+	/*
+	 * The GC stops re-arming itself when it sees an empty table. The
+	 * count was raised (a full barrier) before this test, and the
+	 * workqueue clears PENDING with a barrier before the GC reads the
+	 * count, so either it sees our conn or we see it not pending.
+	 */
+	if (!delayed_work_pending(&t->gc_work))
+		queue_delayed_work(system_power_efficient_wq, &t->gc_work,
+				   KLB_GC_PERIOD);
+}
+
+struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
+			      struct klb_backend *be, u16 family, u8 proto,
+			      const struct klb_tuple *orig)
+{
+	struct klb_conn_table *t = kn->conns;
+	int max = READ_ONCE(kn->sysctl.conn_max);
+	struct klb_conn *c, *old;
+	int dir;
+
+	if (atomic_inc_return(&t->count) > max) {
+		atomic_dec(&t->count);
+		return ERR_PTR(-ENOSPC);
+	}
+	c = kmem_cache_zalloc(klb_conn_cache, GFP_ATOMIC);
+	if (!c) {
+		atomic_dec(&t->count);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	c->h[KLB_DIR_ORIG].tuple = *orig;
+	c->h[KLB_DIR_REPLY].tuple.saddr = be->addr;
+	c->h[KLB_DIR_REPLY].tuple.sport = be->port;
+	c->h[KLB_DIR_REPLY].tuple.daddr = orig->saddr;
+	c->h[KLB_DIR_REPLY].tuple.dport = orig->sport;
+	for (dir = 0; dir < KLB_DIR_MAX; dir++) {
+		c->h[dir].family = family;
+		c->h[dir].proto = proto;
+		c->h[dir].dir = dir;
+		c->bucket[dir] = klb_tuple_hash(t, family, proto,
+						&c->h[dir].tuple) & t->mask;
+	}
+	spin_lock_init(&c->lock);
+	c->state = proto == IPPROTO_TCP ? KLB_CONN_SYN_SENT : KLB_CONN_UDP;
+	c->expires = jiffies + klb_conn_timeout(&kn->sysctl, c->state);
+	__set_bit(KLB_CONN_F_ACTIVE, &c->flags);
+	c->svc = svc;
+	c->be = be;
+
+	klb_conn_lock(t, c);
+	old = klb_conn_find_locked(t, c->bucket[KLB_DIR_ORIG], family, proto,
+				   orig, KLB_DIR_ORIG);
+	if (old)
+		goto unlock_free;
+	/*
+	 * Two flows may only share a reply tuple if one client address:port
+	 * talks to two VIPs that map to the same backend: replies could not
+	 * be told apart, so refuse the newcomer rather than break both.
+	 */
+	if (klb_conn_find_locked(t, c->bucket[KLB_DIR_REPLY], family, proto,
+				 &c->h[KLB_DIR_REPLY].tuple, KLB_DIR_REPLY)) {
+		old = ERR_PTR(-EADDRINUSE);
+		goto unlock_free;
+	}
+	c->id = atomic_long_inc_return(&t->next_id);
+	klb_service_get(svc);
+	klb_backend_get(be);
+	atomic_inc(&svc->active_conns);
+	atomic_inc(&be->active_conns);
+	klb_obj_inc(KLB_OBJ_CONN);
+	hlist_add_head_rcu(&c->h[KLB_DIR_ORIG].node,
+			   &t->buckets[c->bucket[KLB_DIR_ORIG]]);
+	hlist_add_head_rcu(&c->h[KLB_DIR_REPLY].node,
+			   &t->buckets[c->bucket[KLB_DIR_REPLY]]);
+	klb_conn_unlock(t, c);
+
+	klb_stats_conn(svc->stats);
+	klb_stats_conn(be->stats);
+	klb_conn_gc_kick(t);
+	return c;
+
+unlock_free:
+	klb_conn_unlock(t, c);
+	kmem_cache_free(klb_conn_cache, c);
+	atomic_dec(&t->count);
+	return old;
+}
+
+/* TCP state after a segment with @f went through in direction @dir. */
+static u8 klb_tcp_next_state(struct klb_conn *c, enum klb_dir dir, u8 f)
+{
+	u8 st = c->state;
+
+	if (f & KLB_TCP_RST)
+		return KLB_CONN_CLOSE;
+	if (st == KLB_CONN_CLOSE)
+		return st;
+	if (f & KLB_TCP_FIN) {
+		c->fin_seen |= BIT(dir);
+		if (c->fin_seen == (BIT(KLB_DIR_ORIG) | BIT(KLB_DIR_REPLY)))
+			return KLB_CONN_TIME_WAIT;
+		return st == KLB_CONN_TIME_WAIT ? st : KLB_CONN_FIN_WAIT;
+	}
+	switch (st) {
+	case KLB_CONN_SYN_SENT:
+		if (dir == KLB_DIR_REPLY && (f & KLB_TCP_SYN) &&
+		    (f & KLB_TCP_ACK))
+			return KLB_CONN_SYN_RECV;
+		break;
+	case KLB_CONN_SYN_RECV:
+		if (dir == KLB_DIR_ORIG && (f & KLB_TCP_ACK) &&
+		    !(f & KLB_TCP_SYN))
+			return KLB_CONN_ESTABLISHED;
+		break;
+	}
+	return st;
+}
+
+void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
+		   u8 tcpflags)
+{
+	u8 state = READ_ONCE(c->state);
+	unsigned long expires;
+
+	/*
+	 * Most segments of an established connection change nothing but
+	 * the timer: only take the lock when the state may move.
+	 */
+	if (c->h[0].proto == IPPROTO_TCP &&
+	    ((tcpflags & (KLB_TCP_SYN | KLB_TCP_FIN | KLB_TCP_RST)) ||
+	     state == KLB_CONN_SYN_SENT || state == KLB_CONN_SYN_RECV)) {
+		spin_lock(&c->lock);
+		state = klb_tcp_next_state(c, dir, tcpflags);
+		WRITE_ONCE(c->state, state);
+		spin_unlock(&c->lock);
+		if (!klb_conn_state_active(state))
+			klb_conn_leave_active(c);
+	}
+
+	expires = jiffies + klb_conn_timeout(&kn->sysctl, state);
+	/* Avoid dirtying the shared line when the tick has not moved. */
+	if (READ_ONCE(c->expires) != expires)
+		WRITE_ONCE(c->expires, expires);
+}
+
+/*
+ * Unlink every connection of bucket @b that @match selects. Process
+ * context; unlinking under RCU keeps the chain walkable.
+ */
+static unsigned int klb_conn_remove_bucket(struct klb_conn_table *t,
+					   unsigned int b,
+					   bool (*match)(const struct klb_conn *c,
+							 const void *arg),
+					   const void *arg)
+{
+	struct klb_conn_hnode *h;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(h, &t->buckets[b], node) {
+		struct klb_conn *c;
+
+		if (h->dir != KLB_DIR_ORIG)
+			continue;
+		c = klb_hnode_conn(h);
+		if (match(c, arg)) {
+			klb_conn_expire(t, c);
+			n++;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+static void klb_conn_remove_all(struct klb_conn_table *t,
+				bool (*match)(const struct klb_conn *c,
+					      const void *arg),
+				const void *arg)
+{
+	unsigned int b;
+
+	for (b = 0; b <= t->mask; b++) {
+		if (klb_conn_table_empty(t))
+			break;
+		klb_conn_remove_bucket(t, b, match, arg);
+		cond_resched();
+	}
+}
+
+static bool klb_conn_is_expired(const struct klb_conn *c, const void *arg)
+{
+	return time_after_eq(jiffies, READ_ONCE(c->expires));
+}
+
+static bool klb_conn_of_service(const struct klb_conn *c, const void *arg)
+{
+	return c->svc == arg;
+}
+
+static bool klb_conn_of_backend(const struct klb_conn *c, const void *arg)
+{
+	return c->be == arg;
+}
+
+static bool klb_conn_any(const struct klb_conn *c, const void *arg)
+{
+	return true;
+}
+
+static void klb_conn_gc(struct work_struct *work)
+{
+	struct klb_conn_table *t = container_of(to_delayed_work(work),
+						struct klb_conn_table,
+						gc_work);
+	unsigned int n = (t->mask + KLB_GC_SLICES) / KLB_GC_SLICES;
+	unsigned int b = t->gc_next;
+
+	if (klb_conn_table_empty(t))
+		return;		/* klb_conn_new() re-arms us */
+
+	while (n--) {
+		klb_conn_remove_bucket(t, b, klb_conn_is_expired, NULL);
+		b = (b + 1) & t->mask;
+		if (!(n & 63))
+			cond_resched();
+	}
+	t->gc_next = b;
+
+	if (!klb_conn_table_empty(t))
+		queue_delayed_work(system_power_efficient_wq, &t->gc_work,
+				   KLB_GC_PERIOD);
+}
+
+void klb_conn_flush_service(struct klb_net *kn, struct klb_service *svc)
+{
+	if (kn->conns)
+		klb_conn_remove_all(kn->conns, klb_conn_of_service, svc);
+}
+
+void klb_conn_backend_removed(struct klb_net *kn, struct klb_backend *be)
+{
+	if (kn->conns && READ_ONCE(kn->sysctl.expire_nodest_conn))
+		klb_conn_remove_all(kn->conns, klb_conn_of_backend, be);
+}
+
+static void klb_conn_fill_info(const struct klb_conn *c,
+			       struct klb_conn_info *ci)
+{
+	const struct klb_tuple *o = &c->h[KLB_DIR_ORIG].tuple;
+	const struct klb_tuple *r = &c->h[KLB_DIR_REPLY].tuple;
+	unsigned long expires = READ_ONCE(c->expires);
+	unsigned long now = jiffies;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->svc = c->svc;
+	ci->family = c->h[0].family;
+	ci->proto = c->h[0].proto;
+	ci->state = READ_ONCE(c->state);
+	ci->caddr = o->saddr;
+	ci->cport = o->sport;
+	ci->vaddr = o->daddr;
+	ci->vport = o->dport;
+	ci->baddr = r->saddr;
+	ci->bport = r->sport;
+	ci->expires_ms = time_after(expires, now) ?
+			 jiffies_to_msecs(expires - now) : 0;
+}
+
+/*
+ * Cursor: pos[0] is the bucket, pos[1] the id of the connection to resume
+ * with plus one (0: start of the bucket). New connections are added at
+ * the head of a chain with increasing ids under the chain's lock, so ids
+ * decrease along a chain and "id < pos[1]" skips exactly what was already
+ * reported (and anything added since, which a best-effort walk may miss).
+ */
+int klb_conn_walk(struct klb_net *kn, unsigned long pos[2],
+		  int (*fn)(const struct klb_conn_info *ci, void *arg),
+		  void *arg)
+{
+	struct klb_conn_table *t = kn->conns;
+	struct klb_conn_info ci;
+	int ret = 0;
+
+	if (!t)
+		return 0;
+	for (; pos[0] <= t->mask; pos[0]++, pos[1] = 0) {
+		struct klb_conn_hnode *h;
+
+		rcu_read_lock();
+		hlist_for_each_entry_rcu(h, &t->buckets[pos[0]], node) {
+			struct klb_conn *c;
+
+			if (h->dir != KLB_DIR_ORIG)
+				continue;
+			c = klb_hnode_conn(h);
+			if (pos[1] && c->id >= pos[1])
+				continue;
+			if (test_bit(KLB_CONN_F_DEAD, &c->flags))
+				continue;
+			klb_conn_fill_info(c, &ci);
+			ret = fn(&ci, arg);
+			if (ret) {
+				pos[1] = c->id + 1;
+				break;
+			}
+		}
+		rcu_read_unlock();
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+int klb_conn_net_init(struct klb_net *kn)
+{
+	unsigned int bits = clamp(conn_hash_bits, 8U, 20U);
+	unsigned int nbuckets = 1U << bits;
+	unsigned int nlocks = min(nbuckets, (unsigned int)KLB_CONN_LOCKS_MAX);
+	struct klb_conn_table *t;
+	unsigned int i;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->buckets = kvcalloc(nbuckets, sizeof(*t->buckets), GFP_KERNEL);
+	t->locks = kvmalloc_array(nlocks, sizeof(*t->locks), GFP_KERNEL);
+	if (!t->buckets || !t->locks) {
+		kvfree(t->buckets);
+		kvfree(t->locks);
+		kfree(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nlocks; i++)
+		spin_lock_init(&t->locks[i]);
+	t->mask = nbuckets - 1;
+	t->lock_mask = nlocks - 1;
+	t->seed = get_random_u32();
+	atomic_set(&t->count, 0);
+	atomic_long_set(&t->next_id, 0);
+	INIT_DELAYED_WORK(&t->gc_work, klb_conn_gc);
+	t->kn = kn;
+	kn->conns = t;
+	return 0;
+}
+
+void klb_conn_net_exit(struct klb_net *kn)
+{
+	struct klb_conn_table *t = kn->conns;
+
+	if (!t)
+		return;
+	/* Hooks are gone: nothing adds connections any more. */
+	cancel_delayed_work_sync(&t->gc_work);
+	klb_conn_remove_all(t, klb_conn_any, NULL);
+	WARN_ON_ONCE(atomic_read(&t->count));
+	/*
+	 * Let the RCU callbacks drop their service and backend references
+	 * now, so that the config teardown that follows frees everything.
+	 */
+	rcu_barrier();
+	kn->conns = NULL;
+	kvfree(t->buckets);
+	kvfree(t->locks);
+	kfree(t);
+}
+
+int klb_conn_module_init(void)
+{
+	klb_conn_cache = KMEM_CACHE(klb_conn, 0);
+	return klb_conn_cache ? 0 : -ENOMEM;
+}
+
+void klb_conn_module_exit(void)
+{
+	kmem_cache_destroy(klb_conn_cache);
+}

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klb: translation of ICMP and ICMPv6 errors that belong to a connection.
+ *
+ * An error quotes the packet that caused it. When that packet was
+ * translated by klb, the quote shows the translated addresses, which the
+ * receiver of the error cannot match to its socket. Two cases:
+ *
+ *  (a) about a client -> backend packet (from the backend, or a router on
+ *      the way to it; caught by the reply hooks): the quote becomes
+ *      client -> VIP again, and an outer source equal to the backend
+ *      becomes the VIP.
+ *  (b) about a VIP -> client packet (from the client or a router on the
+ *      way; addressed to the VIP; caught by the request hooks): the quote
+ *      becomes backend -> client and the error is sent to the backend.
+ *
+ * Errors are rare, so the ICMP checksum is verified in full before and
+ * recomputed in full after (it covers the quote, and for ICMPv6 the
+ * pseudo-header too) instead of being patched field by field.
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/checksum.h>
+#include <net/ip6_checksum.h>
+#include <net/ipv6.h>
+
+#include "klb.h"
+#include "conn.h"
+#include "nat.h"
+
+/* The quoted packet inside an ICMP error. */
+struct klb_icmp_quote {
+	unsigned int nhoff;	/* quoted IP header, from skb->data */
+	unsigned int l4off;	/* quoted L4 header, from skb->data */
+	u8 proto;
+	struct klb_tuple tuple;	/* as quoted */
+};
+
+static bool klb_icmp_is_error(u16 family, u8 type)
+{
+	if (family == AF_INET)
+		return type == ICMP_DEST_UNREACH || type == ICMP_TIME_EXCEEDED ||
+		       type == ICMP_PARAMETERPROB;
+	return type == ICMPV6_DEST_UNREACH || type == ICMPV6_PKT_TOOBIG ||
+	       type == ICMPV6_TIME_EXCEED || type == ICMPV6_PARAMPROB;
+}
+
+static bool klb_icmp_parse(struct sk_buff *skb, const struct klb_pkt *p,
+			   struct klb_icmp_quote *q)
+{
+	const __be16 *ports;
+
+	/* ICMP and ICMPv6 headers are both 8 bytes, type first. */
+	if (!pskb_may_pull(skb, p->l4off + p->l4hlen))
+		return false;
+	if (!klb_icmp_is_error(p->family, skb->data[p->l4off]))
+		return false;
+
+	memset(q, 0, sizeof(*q));
+	q->nhoff = p->l4off + p->l4hlen;
+	if (p->family == AF_INET) {
+		const struct iphdr *iph;
+
+		if (!pskb_may_pull(skb, q->nhoff + sizeof(*iph)))
+			return false;
+		iph = (const struct iphdr *)(skb->data + q->nhoff);
+		/* Only a first fragment quotes the ports. */
+		if (iph->version != 4 || iph->ihl < 5 ||
+		    (iph->frag_off & htons(IP_OFFSET)))
+			return false;
+		q->l4off = q->nhoff + iph->ihl * 4;
+		q->proto = iph->protocol;
+		q->tuple.saddr.ip = iph->saddr;
+		q->tuple.daddr.ip = iph->daddr;
+	} else {
+		const struct ipv6hdr *ip6h;
+		__be16 frag_off = 0;
+		u8 nexthdr;
+		int off;
+
+		if (!pskb_may_pull(skb, q->nhoff + sizeof(*ip6h)))
+			return false;
+		ip6h = (const struct ipv6hdr *)(skb->data + q->nhoff);
+		if (ip6h->version != 6)
+			return false;
+		q->tuple.saddr.in6 = ip6h->saddr;
+		q->tuple.daddr.in6 = ip6h->daddr;
+		nexthdr = ip6h->nexthdr;
+		off = ipv6_skip_exthdr(skb, q->nhoff + sizeof(*ip6h), &nexthdr,
+				       &frag_off);
+		if (off < 0 || (frag_off & htons(IP6_OFFSET)))
+			return false;
+		q->l4off = off;
+		q->proto = nexthdr;
+	}
+	if (q->proto != IPPROTO_TCP && q->proto != IPPROTO_UDP)
+		return false;
+	/* RFC 792 promises 8 bytes of the quoted L4 header; we need 4. */
+	if (!pskb_may_pull(skb, q->l4off + 2 * sizeof(__be16)))
+		return false;
+	ports = (const __be16 *)(skb->data + q->l4off);
+	q->tuple.sport = ports[0];
+	q->tuple.dport = ports[1];
+	return true;
+}
+
+static __sum16 klb_icmp_csum(struct sk_buff *skb, const struct klb_pkt *p)
+{
+	unsigned int len = skb->len - p->l4off;
+	__wsum csum = skb_checksum(skb, p->l4off, len, 0);
+	const struct ipv6hdr *ip6h;
+
+	if (p->family == AF_INET)
+		return csum_fold(csum);
+	ip6h = (const struct ipv6hdr *)(skb->data + p->nhoff);
+	return csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, len, IPPROTO_ICMPV6,
+			       csum);
+}
+
+static void klb_icmp_csum_set(struct sk_buff *skb, const struct klb_pkt *p)
+{
+	__sum16 *check;
+
+	if (p->family == AF_INET)
+		check = &((struct icmphdr *)(skb->data + p->l4off))->checksum;
+	else
+		check = &((struct icmp6hdr *)(skb->data + p->l4off))->icmp6_cksum;
+	*check = 0;
+	*check = klb_icmp_csum(skb, p);
+	/* skb->csum no longer describes the packet; software rechecks it. */
+	if (skb->ip_summed == CHECKSUM_COMPLETE)
+		skb->ip_summed = CHECKSUM_NONE;
+}
+
+/* Replace an address inside data that no offload engine will touch. */
+static void klb_csum_addr(__sum16 *check, u16 family, const __be32 *from,
+			  const __be32 *to)
+{
+	int i;
+
+	for (i = 0; i < (family == AF_INET ? 1 : 4); i++)
+		csum_replace4(check, from[i], to[i]);
+}
+
+/* Rewrite the outer source (@src) or destination address. */
+static void klb_icmp_set_outer(struct sk_buff *skb, const struct klb_pkt *p,
+			       bool src, const union nf_inet_addr *addr)
+{
+	if (p->family == AF_INET) {
+		struct iphdr *iph = (struct iphdr *)(skb->data + p->nhoff);
+		__be32 *ap = src ? &iph->saddr : &iph->daddr;
+
+		csum_replace4(&iph->check, *ap, addr->ip);
+		*ap = addr->ip;
+	} else {
+		struct ipv6hdr *ip6h = (struct ipv6hdr *)(skb->data + p->nhoff);
+
+		*(src ? &ip6h->saddr : &ip6h->daddr) = addr->in6;
+	}
+}
+
+/*
+ * Rewrite the quoted source (@src) or destination address and port, with
+ * the quoted IPv4 header checksum and, best effort, the quoted L4
+ * checksum when the quote is long enough to hold it.
+ */
+static void klb_icmp_set_quote(struct sk_buff *skb,
+			       const struct klb_icmp_quote *q, u16 family,
+			       bool src, const union nf_inet_addr *addr,
+			       __be16 port)
+{
+	unsigned int csum_off = q->proto == IPPROTO_TCP ?
+				offsetof(struct tcphdr, check) :
+				offsetof(struct udphdr, check);
+	__be16 *portp = (__be16 *)(skb->data + q->l4off) + (src ? 0 : 1);
+	__sum16 *check = NULL;
+	__be32 *ap;
+
+	if (q->l4off + csum_off + sizeof(*check) <= skb_headlen(skb))
+		check = (__sum16 *)(skb->data + q->l4off + csum_off);
+	/* A quoted IPv4 UDP checksum of 0 means none. */
+	if (check && q->proto == IPPROTO_UDP && family == AF_INET && !*check)
+		check = NULL;
+
+	if (family == AF_INET) {
+		struct iphdr *iph = (struct iphdr *)(skb->data + q->nhoff);
+
+		ap = src ? &iph->saddr : &iph->daddr;
+		csum_replace4(&iph->check, *ap, addr->ip);
+	} else {
+		struct ipv6hdr *ip6h = (struct ipv6hdr *)(skb->data + q->nhoff);
+
+		ap = (src ? &ip6h->saddr : &ip6h->daddr)->s6_addr32;
+	}
+	if (check) {
+		klb_csum_addr(check, family, ap, addr->all);
+		csum_replace2(check, *portp, port);
+		if (q->proto == IPPROTO_UDP && !*check)
+			*check = CSUM_MANGLED_0;
+	}
+	memcpy(ap, addr->all, family == AF_INET ? 4 : 16);
+	*portp = port;
+}
+
+/*
+ * Make the parts we write linear and private and check the ICMP checksum.
+ * Pointers into skb->data are stale afterwards.
+ */
+static bool klb_icmp_prepare(struct sk_buff *skb, const struct klb_pkt *p,
+			     const struct klb_icmp_quote *q)
+{
+	unsigned int end = q->l4off + (q->proto == IPPROTO_TCP ?
+				       offsetof(struct tcphdr, check) :
+				       offsetof(struct udphdr, check)) +
+			   sizeof(__sum16);
+
+	if (skb->ip_summed != CHECKSUM_UNNECESSARY && klb_icmp_csum(skb, p))
+		return false;
+	return !skb_ensure_writable(skb, min(end, skb->len));
+}
+
+unsigned int klb_icmp_reply(struct klb_net *kn, struct sk_buff *skb,
+			    const struct klb_pkt *p)
+{
+	const struct klb_tuple *o;
+	struct klb_icmp_quote q;
+	struct klb_tuple key;
+	struct klb_conn *c;
+	const union nf_inet_addr *backend;
+
+	if (!klb_icmp_parse(skb, p, &q))
+		return NF_ACCEPT;
+	/* The quote is client -> backend: look for that reply tuple. */
+	key.saddr = q.tuple.daddr;
+	key.sport = q.tuple.dport;
+	key.daddr = q.tuple.saddr;
+	key.dport = q.tuple.sport;
+	c = klb_conn_find(kn->conns, p->family, q.proto, &key, KLB_DIR_REPLY);
+	if (!c)
+		return NF_ACCEPT;
+
+	if (!klb_icmp_prepare(skb, p, &q)) {
+		klb_stats_drop(c->svc->stats, KLB_DROP_BAD_PACKET);
+		return NF_DROP;
+	}
+	o = &c->h[KLB_DIR_ORIG].tuple;
+	backend = &c->h[KLB_DIR_REPLY].tuple.saddr;
+	klb_icmp_set_quote(skb, &q, p->family, false, &o->daddr, o->dport);
+	if (klb_addr_equal(p->family, &p->tuple.saddr, backend))
+		klb_icmp_set_outer(skb, p, true, &o->daddr);
+	klb_icmp_csum_set(skb, p);
+	klb_conn_account(c, skb, p, true);
+	return NF_ACCEPT;
+}
+
+unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
+			      const struct klb_pkt *p)
+{
+	const struct klb_tuple *r;
+	struct klb_icmp_quote q;
+	struct klb_tuple key;
+	struct klb_conn *c;
+
+	if (!klb_icmp_parse(skb, p, &q))
+		return NF_ACCEPT;
+	/* The quote is VIP -> client, and the error goes to the VIP. */
+	if (!klb_addr_equal(p->family, &p->tuple.daddr, &q.tuple.saddr))
+		return NF_ACCEPT;
+	key.saddr = q.tuple.daddr;
+	key.sport = q.tuple.dport;
+	key.daddr = q.tuple.saddr;
+	key.dport = q.tuple.sport;
+	c = klb_conn_find(kn->conns, p->family, q.proto, &key, KLB_DIR_ORIG);
+	if (!c)
+		return NF_ACCEPT;
+
+	if (!klb_icmp_prepare(skb, p, &q)) {
+		klb_stats_drop(c->svc->stats, KLB_DROP_BAD_PACKET);
+		return NF_DROP;
+	}
+	r = &c->h[KLB_DIR_REPLY].tuple;
+	klb_icmp_set_quote(skb, &q, p->family, true, &r->saddr, r->sport);
+	klb_icmp_set_outer(skb, p, false, &r->saddr);
+	klb_icmp_csum_set(skb, p);
+	klb_conn_account(c, skb, p, false);
+	return NF_ACCEPT;
+}

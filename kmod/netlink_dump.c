@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Replies of the klb family: one pool or service (GET do), all of them
+ * (GET dump), and the connection table (CONN_GET dump).
+ *
+ * Config dumps hold klb_net->lock in each callback and report kn->gen as
+ * their sequence, so a change between two callbacks flags the dump
+ * NLM_F_DUMP_INTR and userspace retries rather than show a torn view. Their
+ * cursor is the position in the list (cb->args[0]) and, for a pool whose
+ * backends did not fit in one message, the next backend (cb->args[1]).
+ */
+#include "netlink.h"
+
+static size_t klb_nl_stats_size(void)
+{
+	return nla_total_size(0) +			/* STATS */
+	       9 * nla_total_size_64bit(sizeof(u64));	/* counters */
+}
+
+static size_t klb_nl_backend_size(void)
+{
+	return nla_total_size(0) +			/* BACKEND */
+	       nla_total_size(sizeof(struct in6_addr)) +	/* ADDR6 */
+	       nla_total_size(sizeof(u16)) +		/* PORT */
+	       nla_total_size(sizeof(u32)) +		/* WEIGHT */
+	       nla_total_size(sizeof(u8)) +		/* STATE */
+	       klb_nl_stats_size();
+}
+
+static int klb_nl_put_stats(struct sk_buff *skb, int type,
+			    const struct klb_stats_sum *sum, bool drops)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, KLB_STATS_A_CONNS, sum->conns,
+			      KLB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KLB_STATS_A_ACTIVE_CONNS, sum->active_conns,
+			      KLB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KLB_STATS_A_PKTS_IN, sum->pkts_in,
+			      KLB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KLB_STATS_A_PKTS_OUT, sum->pkts_out,
+			      KLB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KLB_STATS_A_BYTES_IN, sum->bytes_in,
+			      KLB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, KLB_STATS_A_BYTES_OUT, sum->bytes_out,
+			      KLB_STATS_A_PAD))
+		goto err;
+	if (drops &&
+	    (nla_put_u64_64bit(skb, KLB_STATS_A_DROP_NO_BACKEND,
+			       sum->drops[KLB_DROP_NO_BACKEND],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_TABLE_FULL,
+			       sum->drops[KLB_DROP_TABLE_FULL],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_BAD_PACKET,
+			       sum->drops[KLB_DROP_BAD_PACKET],
+			       KLB_STATS_A_PAD)))
+		goto err;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int klb_nl_put_addr(struct sk_buff *skb, int type4, int type6,
+			   u16 family, const union nf_inet_addr *addr)
+{
+	if (family == AF_INET)
+		return nla_put_in_addr(skb, type4, addr->ip);
+	return nla_put_in6_addr(skb, type6, &addr->in6);
+}
+
+static int klb_nl_put_backend(struct sk_buff *skb,
+			      const struct klb_backend *be)
+{
+	struct klb_stats_sum sum;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, KLB_POOL_A_BACKEND);
+	if (!nest)
+		return -EMSGSIZE;
+	klb_stats_read(be->stats, &sum);
+	sum.active_conns = atomic_read(&be->active_conns);
+	if (klb_nl_put_addr(skb, KLB_BACKEND_A_ADDR4, KLB_BACKEND_A_ADDR6,
+			    be->family, &be->addr) ||
+	    nla_put_u16(skb, KLB_BACKEND_A_PORT, ntohs(be->port)) ||
+	    nla_put_u32(skb, KLB_BACKEND_A_WEIGHT, be->weight) ||
+	    nla_put_u8(skb, KLB_BACKEND_A_STATE, be->state) ||
+	    klb_nl_put_stats(skb, KLB_BACKEND_A_STATS, &sum, false)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * One message about @pool, with its backends from *@idx on. Returns 0 once
+ * the last backend is in; -EMSGSIZE if the skb filled up, with *@idx at the
+ * first backend left out (the message, if any, is complete and valid).
+ */
+static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
+			    u32 portid, u32 seq, int flags,
+			    struct netlink_callback *cb, unsigned long *idx)
+{
+	struct nlattr *pnest, *bnest;
+	struct klb_backend *be;
+	unsigned long i = 0, n = 0;
+	bool full = false;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &klb_genl_family, flags,
+			  KLB_CMD_POOL_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+
+	pnest = nla_nest_start(skb, KLB_A_POOL);
+	if (!pnest ||
+	    nla_put_string(skb, KLB_POOL_A_NAME, pool->name) ||
+	    nla_put_u8(skb, KLB_POOL_A_SCHED, pool->sched))
+		goto err;
+	bnest = nla_nest_start(skb, KLB_POOL_A_BACKENDS);
+	if (!bnest)
+		goto err;
+	list_for_each_entry(be, &pool->backends, pool_node) {
+		if (i++ < *idx)
+			continue;
+		if (klb_nl_put_backend(skb, be)) {
+			/* Not even one backend: let the next skb carry it all. */
+			if (!n)
+				goto err;
+			full = true;
+			break;
+		}
+		n++;
+		(*idx)++;
+	}
+	nla_nest_end(skb, bnest);
+	nla_nest_end(skb, pnest);
+	genlmsg_end(skb, hdr);
+	return full ? -EMSGSIZE : 0;
+
+err:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+int klb_nl_pool_get_one(struct klb_net *kn, struct klb_pool *pool,
+			struct genl_info *info)
+{
+	unsigned long idx = 0;
+	struct sk_buff *msg;
+	size_t size;
+	int err;
+
+	lockdep_assert_held(&kn->lock);
+
+	size = nla_total_size(0) + nla_total_size(KLB_NAME_MAX) +
+	       nla_total_size(sizeof(u8)) + nla_total_size(0) +
+	       pool->nbackends * klb_nl_backend_size();
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	err = klb_nl_fill_pool(msg, pool, info->snd_portid, info->snd_seq, 0,
+			       NULL, &idx);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+int klb_nl_pool_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct klb_net *kn = klb_net(sock_net(skb->sk));
+	unsigned long pos = cb->args[0], idx = cb->args[1], i = 0;
+	struct klb_pool *pool;
+	int err = 0;
+
+	mutex_lock(&kn->lock);
+	cb->seq = kn->gen;
+	list_for_each_entry(pool, &kn->pools, node) {
+		if (i++ < pos)
+			continue;
+		err = klb_nl_fill_pool(skb, pool, NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI, cb,
+				       &idx);
+		if (err)
+			break;
+		pos++;
+		idx = 0;
+	}
+	mutex_unlock(&kn->lock);
+
+	cb->args[0] = pos;
+	cb->args[1] = idx;
+	/* Nothing fit in an empty skb: do not loop forever. */
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}
+
+static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
+			       struct klb_service *svc, u32 portid, u32 seq,
+			       int flags, struct netlink_callback *cb)
+{
+	struct klb_stats_sum sum;
+	struct klb_pool *pool;
+	struct nlattr *nest;
+	void *hdr;
+
+	pool = klb_service_pool(kn, svc);
+	klb_stats_read(svc->stats, &sum);
+	sum.active_conns = atomic_read(&svc->active_conns);
+
+	hdr = genlmsg_put(skb, portid, seq, &klb_genl_family, flags,
+			  KLB_CMD_SERVICE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+
+	nest = nla_nest_start(skb, KLB_A_SERVICE);
+	if (!nest ||
+	    nla_put_string(skb, KLB_SERVICE_A_NAME, svc->name) ||
+	    klb_nl_put_addr(skb, KLB_SERVICE_A_ADDR4, KLB_SERVICE_A_ADDR6,
+			    svc->family, &svc->addr) ||
+	    nla_put_u16(skb, KLB_SERVICE_A_PORT, ntohs(svc->port)) ||
+	    nla_put_u8(skb, KLB_SERVICE_A_PROTO, svc->proto) ||
+	    nla_put_u8(skb, KLB_SERVICE_A_MODE, svc->mode) ||
+	    nla_put_string(skb, KLB_SERVICE_A_POOL, pool->name) ||
+	    klb_nl_put_stats(skb, KLB_SERVICE_A_STATS, &sum, true)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
+			   struct genl_info *info)
+{
+	struct sk_buff *msg;
+	int err;
+
+	lockdep_assert_held(&kn->lock);
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	err = klb_nl_fill_service(msg, kn, svc, info->snd_portid,
+				  info->snd_seq, 0, NULL);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct klb_net *kn = klb_net(sock_net(skb->sk));
+	unsigned long pos = cb->args[0], i = 0;
+	struct klb_service *svc;
+	int err = 0;
+
+	mutex_lock(&kn->lock);
+	cb->seq = kn->gen;
+	list_for_each_entry(svc, &kn->services, node) {
+		if (i++ < pos)
+			continue;
+		err = klb_nl_fill_service(skb, kn, svc,
+					  NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		if (err)
+			break;
+		pos++;
+	}
+	mutex_unlock(&kn->lock);
+
+	cb->args[0] = pos;
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}
+
+/* ---- connections ------------------------------------------------------- */
+
+/* cb->args[0..1]: klb_conn_walk() cursor; cb->args[2]: walk finished */
+struct klb_conn_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	const char *service;		/* filter, or NULL */
+};
+
+static const char *klb_nl_conn_filter(struct netlink_callback *cb)
+{
+	const struct nlattr *nest = genl_dumpit_info(cb)->attrs[KLB_A_SERVICE];
+	const struct nlattr *name;
+
+	if (!nest)
+		return NULL;
+	name = nla_find_nested(nest, KLB_SERVICE_A_NAME);
+	return name ? nla_data(name) : NULL;
+}
+
+/* Refuse a filter naming no service now, rather than dump nothing. */
+int klb_nl_conn_dump_start(struct netlink_callback *cb)
+{
+	const struct nlattr *nest = genl_dumpit_info(cb)->attrs[KLB_A_SERVICE];
+	struct klb_net *kn = klb_net(sock_net(cb->skb->sk));
+	const char *name = klb_nl_conn_filter(cb);
+	bool found;
+
+	if (!nest)
+		return 0;
+	if (!name) {
+		NL_SET_ERR_ATTR_MISS(cb->extack, nest, KLB_SERVICE_A_NAME);
+		klb_err(cb->extack, NULL, "missing service name");
+		return -EINVAL;
+	}
+	mutex_lock(&kn->lock);
+	found = klb_service_find(&kn->services, name);
+	mutex_unlock(&kn->lock);
+	if (!found) {
+		klb_err(cb->extack, nest, "service %s does not exist", name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int klb_nl_put_conn(const struct klb_conn_info *ci, void *arg)
+{
+	struct klb_conn_dump *d = arg;
+	struct sk_buff *skb = d->skb;
+	struct nlattr *nest;
+	void *hdr;
+
+	if (d->service && strcmp(ci->svc->name, d->service))
+		return 0;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &klb_genl_family, NLM_F_MULTI,
+			  KLB_CMD_CONN_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, KLB_A_CONN);
+	if (!nest ||
+	    nla_put_string(skb, KLB_CONN_A_SERVICE, ci->svc->name) ||
+	    nla_put_u8(skb, KLB_CONN_A_PROTO, ci->proto) ||
+	    klb_nl_put_addr(skb, KLB_CONN_A_CLIENT_ADDR4,
+			    KLB_CONN_A_CLIENT_ADDR6, ci->family, &ci->caddr) ||
+	    nla_put_u16(skb, KLB_CONN_A_CLIENT_PORT, ntohs(ci->cport)) ||
+	    klb_nl_put_addr(skb, KLB_CONN_A_VIP_ADDR4, KLB_CONN_A_VIP_ADDR6,
+			    ci->family, &ci->vaddr) ||
+	    nla_put_u16(skb, KLB_CONN_A_VIP_PORT, ntohs(ci->vport)) ||
+	    klb_nl_put_addr(skb, KLB_CONN_A_BACKEND_ADDR4,
+			    KLB_CONN_A_BACKEND_ADDR6, ci->family, &ci->baddr) ||
+	    nla_put_u16(skb, KLB_CONN_A_BACKEND_PORT, ntohs(ci->bport)) ||
+	    nla_put_u8(skb, KLB_CONN_A_STATE, ci->state) ||
+	    nla_put_u32(skb, KLB_CONN_A_EXPIRES_MS, ci->expires_ms)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct klb_net *kn = klb_net(sock_net(skb->sk));
+	struct klb_conn_dump d = {
+		.skb = skb,
+		.cb = cb,
+		.service = klb_nl_conn_filter(cb),
+	};
+	int err;
+
+	if (cb->args[2])
+		return 0;
+	err = klb_conn_walk(kn, (unsigned long *)cb->args, klb_nl_put_conn,
+			    &d);
+	if (!err)
+		cb->args[2] = 1;
+	else if (err != -EMSGSIZE || !skb->len)
+		return err;
+	return skb->len;
+}

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pools and their backends.
+ *
+ * The datapath never walks pool->backends: it picks from pool->table, an
+ * immutable scheduler table that is rebuilt and republished after every
+ * change to the backends or the scheduler. Building the new table before
+ * touching the old one makes every change all-or-nothing: if the build
+ * fails, the pool is left exactly as it was.
+ */
+#include <linux/inet.h>
+#include <linux/slab.h>
+
+#include "config.h"
+
+struct klb_pool *klb_pool_find(struct list_head *pools, const char *name)
+{
+	struct klb_pool *pool;
+
+	list_for_each_entry(pool, pools, node)
+		if (!strcmp(pool->name, name))
+			return pool;
+	return NULL;
+}
+
+/* Build a table from the current backend list and publish it. */
+static int klb_pool_publish_sched(struct klb_net *kn, struct klb_pool *pool,
+				  u8 sched)
+{
+	struct klb_sched_table *new, *old;
+
+	lockdep_assert_held(&kn->lock);
+
+	new = klb_sched_table_build(sched, &pool->backends);
+	if (IS_ERR(new))
+		return PTR_ERR(new);
+	old = rcu_replace_pointer(pool->table, new,
+				  lockdep_is_held(&kn->lock));
+	if (old)
+		klb_sched_table_free(old);
+	return 0;
+}
+
+int klb_pool_publish(struct klb_net *kn, struct klb_pool *pool)
+{
+	return klb_pool_publish_sched(kn, pool, pool->sched);
+}
+
+struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
+				 u8 sched)
+{
+	struct klb_pool *pool;
+	int err;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return ERR_PTR(-ENOMEM);
+	strscpy(pool->name, name, sizeof(pool->name));
+	pool->sched = sched;
+	INIT_LIST_HEAD(&pool->node);
+	INIT_LIST_HEAD(&pool->backends);
+
+	/* Even an empty pool has a table: the datapath never sees NULL. */
+	err = klb_pool_publish_sched(kn, pool, sched);
+	if (err) {
+		kfree(pool);
+		return ERR_PTR(err);
+	}
+	klb_obj_inc(KLB_OBJ_POOL);
+	return pool;
+}
+
+int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched)
+{
+	int err;
+
+	err = klb_pool_publish_sched(kn, pool, sched);
+	if (!err)
+		pool->sched = sched;
+	return err;
+}
+
+/*
+ * Free an unlinked pool that no service uses. A reader that fetched the
+ * pool through a service just before that service moved to another pool
+ * may still be looking at it: the table and the pool itself are freed after
+ * a grace period, and pool->table is left pointing at the table until then.
+ * @live: the netns is running (not being dismantled) and its connections
+ * may be expired.
+ */
+void klb_pool_destroy(struct klb_net *kn, struct klb_pool *pool, bool live)
+{
+	bool expire = live && READ_ONCE(kn->sysctl.expire_nodest_conn);
+	struct klb_backend *be, *tmp;
+	struct klb_sched_table *t;
+
+	lockdep_assert_held(&kn->lock);
+	WARN_ON_ONCE(pool->users);
+
+	t = rcu_dereference_protected(pool->table, lockdep_is_held(&kn->lock));
+	klb_sched_table_free(t);
+
+	/* One grace period for all backends: nobody can pick them after it. */
+	if (expire && !list_empty(&pool->backends))
+		synchronize_rcu();
+	list_for_each_entry_safe(be, tmp, &pool->backends, pool_node) {
+		list_del(&be->pool_node);
+		if (expire)
+			klb_conn_backend_removed(kn, be);
+		klb_backend_put(be);
+	}
+	klb_obj_dec(KLB_OBJ_POOL);
+	kfree_rcu(pool, rcu);
+}
+
+/* The first service using @pool, if any. */
+static struct klb_service *klb_pool_user(struct klb_net *kn,
+					 struct klb_pool *pool)
+{
+	struct klb_service *svc;
+
+	if (!pool->users)
+		return NULL;
+	list_for_each_entry(svc, &kn->services, node)
+		if (klb_service_pool(kn, svc) == pool)
+			return svc;
+	return NULL;
+}
+
+int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
+		 struct netlink_ext_ack *extack)
+{
+	struct klb_service *svc;
+
+	lockdep_assert_held(&kn->lock);
+
+	svc = klb_pool_user(kn, pool);
+	if (svc) {
+		klb_err(extack, NULL, "pool %s is used by service %s",
+			pool->name, svc->name);
+		return -EBUSY;
+	}
+	list_del(&pool->node);
+	kn->npools--;
+	klb_pool_destroy(kn, pool, true);
+	return 0;
+}
+
+/* ---- backends ---------------------------------------------------------- */
+
+static void klb_backend_free_rcu(struct rcu_head *rcu)
+{
+	struct klb_backend *be = container_of(rcu, struct klb_backend, rcu);
+
+	klb_stats_free(be->stats);
+	kfree(be);
+	klb_obj_dec(KLB_OBJ_BACKEND);
+}
+
+/*
+ * The last reference may be dropped by a table or a connection freed after
+ * a grace period; a reader that got the backend without a reference is
+ * still given one more before the counters go away.
+ */
+void klb_backend_release(struct kref *ref)
+{
+	struct klb_backend *be = container_of(ref, struct klb_backend, ref);
+
+	call_rcu(&be->rcu, klb_backend_free_rcu);
+}
+
+const char *klb_addr_fmt(char *buf, size_t len, u16 family,
+			 const union nf_inet_addr *addr, __be16 port)
+{
+	if (family == AF_INET)
+		snprintf(buf, len, "%pI4:%u", &addr->ip, ntohs(port));
+	else
+		snprintf(buf, len, "[%pI6c]:%u", &addr->in6, ntohs(port));
+	return buf;
+}
+
+#define KLB_ADDRSTRLEN	(INET6_ADDRSTRLEN + 8)
+
+static struct klb_backend *klb_backend_find(struct klb_pool *pool,
+					    const struct klb_backend_cfg *cfg)
+{
+	struct klb_backend *be;
+
+	list_for_each_entry(be, &pool->backends, pool_node)
+		if (be->family == cfg->family && be->port == cfg->port &&
+		    nf_inet_addr_cmp(&be->addr, &cfg->addr))
+			return be;
+	return NULL;
+}
+
+/* A backend of @pool whose family is not @family, if any. */
+struct klb_backend *klb_pool_family_mismatch(struct klb_pool *pool,
+					     u16 family)
+{
+	struct klb_backend *be;
+
+	list_for_each_entry(be, &pool->backends, pool_node)
+		if (be->family != family)
+			return be;
+	return NULL;
+}
+
+/* In NAT mode a service and the backends of its pool share the family. */
+static struct klb_service *klb_pool_nat_user(struct klb_net *kn,
+					     struct klb_pool *pool, u16 family)
+{
+	struct klb_service *svc;
+
+	if (!pool->users)
+		return NULL;
+	list_for_each_entry(svc, &kn->services, node)
+		if (svc->mode == KLB_MODE_NAT && svc->family != family &&
+		    klb_service_pool(kn, svc) == pool)
+			return svc;
+	return NULL;
+}
+
+/*
+ * Check and append a backend without publishing a new table: the caller
+ * does (klb_pool_publish), once for any number of appended backends.
+ */
+int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
+		       const struct klb_backend_cfg *cfg,
+		       struct netlink_ext_ack *extack)
+{
+	char buf[KLB_ADDRSTRLEN];
+	struct klb_service *svc;
+	struct klb_backend *be;
+
+	lockdep_assert_held(&kn->lock);
+
+	if (klb_backend_find(pool, cfg)) {
+		klb_err(extack, cfg->attr, "backend %s already exists",
+			klb_addr_fmt(buf, sizeof(buf), cfg->family,
+				     &cfg->addr, cfg->port));
+		return -EEXIST;
+	}
+	svc = klb_pool_nat_user(kn, pool, cfg->family);
+	if (svc) {
+		klb_err(extack, cfg->attr,
+			"backend family differs from NAT service %s",
+			svc->name);
+		return -EINVAL;
+	}
+
+	be = kzalloc(sizeof(*be), GFP_KERNEL);
+	if (!be)
+		return -ENOMEM;
+	be->stats = klb_stats_alloc();
+	if (!be->stats) {
+		kfree(be);
+		return -ENOMEM;
+	}
+	klb_obj_inc(KLB_OBJ_BACKEND);
+	kref_init(&be->ref);
+	be->family = cfg->family;
+	be->addr = cfg->addr;
+	be->port = cfg->port;
+	be->weight = cfg->has_weight ? cfg->weight : 1;
+	be->state = cfg->has_state ? cfg->state : KLB_BACKEND_UP;
+	atomic_set(&be->active_conns, 0);
+
+	list_add_tail(&be->pool_node, &pool->backends);
+	pool->nbackends++;
+	return 0;
+}
+
+int klb_backend_add(struct klb_net *kn, struct klb_pool *pool,
+		    const struct klb_backend_cfg *cfg,
+		    struct netlink_ext_ack *extack)
+{
+	struct klb_backend *be;
+	int err;
+
+	err = klb_backend_append(kn, pool, cfg, extack);
+	if (err)
+		return err;
+	err = klb_pool_publish(kn, pool);
+	if (err) {
+		be = list_last_entry(&pool->backends, struct klb_backend,
+				     pool_node);
+		list_del(&be->pool_node);
+		pool->nbackends--;
+		klb_backend_put(be);
+	}
+	return err;
+}
+
+static int klb_backend_missing(const struct klb_backend_cfg *cfg,
+			       struct netlink_ext_ack *extack)
+{
+	char buf[KLB_ADDRSTRLEN];
+
+	klb_err(extack, cfg->attr, "backend %s does not exist",
+		klb_addr_fmt(buf, sizeof(buf), cfg->family, &cfg->addr,
+			     cfg->port));
+	return -ENOENT;
+}
+
+int klb_backend_set(struct klb_net *kn, struct klb_pool *pool,
+		    const struct klb_backend_cfg *cfg,
+		    struct netlink_ext_ack *extack)
+{
+	struct klb_backend *be;
+	u32 weight;
+	u8 state;
+	int err;
+
+	lockdep_assert_held(&kn->lock);
+
+	be = klb_backend_find(pool, cfg);
+	if (!be)
+		return klb_backend_missing(cfg, extack);
+
+	/* Schedulers may read these locklessly (wlc): single stores. */
+	weight = be->weight;
+	state = be->state;
+	if (cfg->has_weight)
+		WRITE_ONCE(be->weight, cfg->weight);
+	if (cfg->has_state)
+		WRITE_ONCE(be->state, cfg->state);
+	err = klb_pool_publish(kn, pool);
+	if (err) {
+		WRITE_ONCE(be->weight, weight);
+		WRITE_ONCE(be->state, state);
+	}
+	return err;
+}
+
+int klb_backend_del(struct klb_net *kn, struct klb_pool *pool,
+		    const struct klb_backend_cfg *cfg,
+		    struct netlink_ext_ack *extack)
+{
+	struct klb_backend *be;
+	struct list_head *prev;
+	int err;
+
+	lockdep_assert_held(&kn->lock);
+
+	be = klb_backend_find(pool, cfg);
+	if (!be)
+		return klb_backend_missing(cfg, extack);
+
+	prev = be->pool_node.prev;
+	list_del(&be->pool_node);
+	err = klb_pool_publish(kn, pool);
+	if (err) {
+		list_add(&be->pool_node, prev);
+		return err;
+	}
+	pool->nbackends--;
+
+	if (READ_ONCE(kn->sysctl.expire_nodest_conn)) {
+		/* After this no reader can still pick it from the old table. */
+		synchronize_rcu();
+		klb_conn_backend_removed(kn, be);
+	}
+	klb_backend_put(be);
+	return 0;
+}

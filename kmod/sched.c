@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scheduler glue: turns a pool's backend list into an immutable table the
+ * datapath picks from, and runs the pure algorithms of sched/ on it.
+ *
+ * A table is built in process context under klb_net->lock whenever the
+ * pool's scheduler or backend set, weights or states change, published with
+ * rcu_assign_pointer() by pool.c, and freed after a grace period. Everything
+ * the algorithms need is snapshotted at build time (eligible backends,
+ * weights, cumulative weights, the Maglev lookup table), so a pick never
+ * looks at the pool and never takes klb_net->lock. The only state a pick
+ * writes is the rr/lc cursor (an atomic) and the wrr credits (a spinlock:
+ * smooth wrr needs a consistent view of all credits); both sit in their own
+ * cache line, away from the read-mostly fields every CPU reads.
+ */
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "klb.h"
+#include "sched/algo.h"
+
+struct klb_sched_table {
+	/* Read-mostly, set at build time. */
+	u8 sched;			/* enum klb_sched */
+	u32 n;				/* eligible backends, referenced */
+	struct klb_backend **be;	/* [n] */
+	u32 *weights;			/* [n] snapshot of be[i]->weight */
+	union {
+		void *algo;		/* kvmalloc()ed, whichever it is */
+		s64 *wrr_credit;	/* wrr: [n], under lock */
+		u32 *cum;		/* sh, p2c: [n] cumulative weights */
+		u32 *mh;		/* mh: [KLB_MH_SIZE] backend indices */
+	};
+	struct rcu_head rcu;
+
+	/* Written by picks on every CPU. */
+	atomic_t cursor ____cacheline_aligned_in_smp;	/* rr, lc, wlc */
+	spinlock_t lock;		/* wrr credits */
+};
+
+/*
+ * Per-boot key for hashing client addresses (sh, mh) and backend
+ * identities (mh): without a secret, a client could choose source
+ * addresses that all land on one backend. The price is that tables differ
+ * between reboots and between balancers; sharing state across balancers
+ * would need a configured key.
+ */
+static siphash_key_t klb_sched_key __read_mostly;
+
+static const char * const klb_sched_names[] = {
+	[KLB_SCHED_RR] = "rr",
+	[KLB_SCHED_WRR] = "wrr",
+	[KLB_SCHED_LC] = "lc",
+	[KLB_SCHED_WLC] = "wlc",
+	[KLB_SCHED_SH] = "sh",
+	[KLB_SCHED_MH] = "mh",
+	[KLB_SCHED_P2C] = "p2c",
+};
+
+static_assert(ARRAY_SIZE(klb_sched_names) == __KLB_SCHED_MAX);
+
+const char *klb_sched_name(u8 sched)
+{
+	return sched < ARRAY_SIZE(klb_sched_names) ? klb_sched_names[sched] :
+						     "unknown";
+}
+
+static bool klb_sched_eligible(const struct klb_backend *be)
+{
+	return be->state == KLB_BACKEND_UP && be->weight > 0;
+}
+
+/* Stable identity of a backend for Maglev: where it is, not list order. */
+static u32 klb_sched_backend_key(const struct klb_backend *be)
+{
+	u64 addr[2] = { 0, 0 };
+
+	if (be->family == AF_INET6)
+		memcpy(addr, &be->addr.in6, sizeof(addr));
+	else
+		memcpy(addr, &be->addr.ip, sizeof(be->addr.ip));
+	return (u32)siphash_3u64(addr[0], addr[1],
+				 (u64)be->family << 16 | (__force u16)be->port,
+				 &klb_sched_key);
+}
+
+static u32 klb_sched_flow_hash(const struct klb_flow *flow)
+{
+	if (flow->family == AF_INET6)
+		return (u32)siphash(&flow->saddr.in6, sizeof(flow->saddr.in6),
+				    &klb_sched_key);
+	return (u32)siphash_1u32((__force u32)flow->saddr.ip, &klb_sched_key);
+}
+
+static int klb_sched_build_mh(struct klb_sched_table *t)
+{
+	u32 *keys, *scratch, i;
+	int err = -ENOMEM;
+
+	keys = kvmalloc_array(t->n, sizeof(*keys), GFP_KERNEL);
+	scratch = kvmalloc_array(klb_mh_scratch_len(t->n), sizeof(*scratch),
+				 GFP_KERNEL);
+	t->mh = kvmalloc_array(KLB_MH_SIZE, sizeof(*t->mh), GFP_KERNEL);
+	if (keys && scratch && t->mh) {
+		for (i = 0; i < t->n; i++)
+			keys[i] = klb_sched_backend_key(t->be[i]);
+		/* Weights are all > 0 here, so every slot gets filled. */
+		klb_mh_build(t->mh, KLB_MH_SIZE, keys, t->weights, t->n,
+			     scratch);
+		err = 0;
+	}
+	kvfree(scratch);
+	kvfree(keys);
+	return err;
+}
+
+/* Per-algorithm data; @t->be and @t->weights are filled. */
+static int klb_sched_build_algo(struct klb_sched_table *t)
+{
+	switch (t->sched) {
+	case KLB_SCHED_WRR:
+		t->wrr_credit = kvcalloc(t->n, sizeof(*t->wrr_credit),
+					 GFP_KERNEL);
+		return t->wrr_credit ? 0 : -ENOMEM;
+	case KLB_SCHED_SH:
+	case KLB_SCHED_P2C:
+		t->cum = kvmalloc_array(t->n, sizeof(*t->cum), GFP_KERNEL);
+		if (!t->cum)
+			return -ENOMEM;
+		klb_cum_build(t->weights, t->n, t->cum);
+		return 0;
+	case KLB_SCHED_MH:
+		return klb_sched_build_mh(t);
+	default:
+		return 0;
+	}
+}
+
+/* Frees @t and drops the references on its t->n backends. */
+static void klb_sched_table_destroy(struct klb_sched_table *t)
+{
+	u32 i;
+
+	for (i = 0; i < t->n; i++)
+		klb_backend_put(t->be[i]);
+	kvfree(t->algo);
+	kvfree(t->weights);
+	kvfree(t->be);
+	kfree(t);
+}
+
+struct klb_sched_table *klb_sched_table_build(u8 sched,
+					      struct list_head *backends)
+{
+	struct klb_sched_table *t;
+	struct klb_backend *be;
+	u32 n = 0, i = 0;
+	int err = -ENOMEM;
+
+	if (sched > KLB_SCHED_MAX)
+		return ERR_PTR(-EINVAL);
+	list_for_each_entry(be, backends, pool_node)
+		n += klb_sched_eligible(be);
+	/* Keeps sums of weights within a u32 for the pure code. */
+	if (n > KLB_SCHED_BACKENDS_MAX)
+		return ERR_PTR(-E2BIG);
+
+	get_random_once(&klb_sched_key, sizeof(klb_sched_key));
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	t->sched = sched;
+	atomic_set(&t->cursor, 0);
+	spin_lock_init(&t->lock);
+
+	if (n) {
+		t->be = kvmalloc_array(n, sizeof(*t->be), GFP_KERNEL);
+		t->weights = kvmalloc_array(n, sizeof(*t->weights), GFP_KERNEL);
+		if (!t->be || !t->weights)
+			goto err;
+		/* The list cannot change: the caller holds klb_net->lock. */
+		list_for_each_entry(be, backends, pool_node) {
+			if (!klb_sched_eligible(be))
+				continue;
+			t->be[i] = be;
+			t->weights[i] = be->weight;
+			klb_backend_get(be);
+			i++;
+		}
+		t->n = n;
+		err = klb_sched_build_algo(t);
+		if (err)
+			goto err;
+	}
+	klb_obj_inc(KLB_OBJ_SCHED_TABLE);
+	return t;
+
+err:
+	klb_sched_table_destroy(t);
+	return ERR_PTR(err);
+}
+
+static void klb_sched_table_free_rcu(struct rcu_head *rcu)
+{
+	struct klb_sched_table *t = container_of(rcu, struct klb_sched_table,
+						 rcu);
+
+	klb_sched_table_destroy(t);
+	klb_obj_dec(KLB_OBJ_SCHED_TABLE);
+}
+
+void klb_sched_table_free(struct klb_sched_table *t)
+{
+	if (!IS_ERR_OR_NULL(t))
+		call_rcu(&t->rcu, klb_sched_table_free_rcu);
+}
+
+/*
+ * Active connections of backend i, read without a lock: a count that is
+ * off by a connection in flight on another CPU only shifts one choice.
+ */
+static u32 klb_sched_load(const void *ctx, u32 i)
+{
+	const struct klb_sched_table *t = ctx;
+	int active = atomic_read(&t->be[i]->active_conns);
+
+	return active > 0 ? active : 0;
+}
+
+struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
+				   const struct klb_flow *flow)
+{
+	u32 i;
+	u64 r;
+
+	if (!t || !t->n)
+		return NULL;
+
+	switch (t->sched) {
+	case KLB_SCHED_RR:
+		i = klb_rr_pick(t->n, atomic_inc_return(&t->cursor));
+		break;
+	case KLB_SCHED_WRR:
+		/* _bh: locally originated packets get here in process context. */
+		spin_lock_bh(&t->lock);
+		i = klb_wrr_pick(t->weights, t->wrr_credit, t->n);
+		spin_unlock_bh(&t->lock);
+		break;
+	case KLB_SCHED_LC:
+		i = klb_least_pick(t->n, atomic_inc_return(&t->cursor), NULL,
+				   klb_sched_load, t);
+		break;
+	case KLB_SCHED_WLC:
+		i = klb_least_pick(t->n, atomic_inc_return(&t->cursor),
+				   t->weights, klb_sched_load, t);
+		break;
+	case KLB_SCHED_SH:
+		i = klb_sh_pick(t->cum, t->n, klb_sched_flow_hash(flow));
+		break;
+	case KLB_SCHED_MH:
+		i = klb_mh_pick(t->mh, KLB_MH_SIZE, klb_sched_flow_hash(flow));
+		break;
+	case KLB_SCHED_P2C:
+		r = get_random_u64();
+		i = klb_p2c_pick_core(t->cum, t->weights, t->n, (u32)r,
+				      (u32)(r >> 32), klb_sched_load, t);
+		break;
+	default:
+		i = KLB_PICK_NONE;
+		break;
+	}
+	return i < t->n ? t->be[i] : NULL;
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * net.klb.* sysctls, one set per network namespace (Documentation/sysctl.rst).
+ * Every entry has a range, so an out-of-range write fails with EINVAL and
+ * leaves the old value. The datapath reads them with READ_ONCE().
+ */
+#include <linux/slab.h>
+#include <linux/sysctl.h>
+
+#include "klb.h"
+
+static int klb_conn_max_max = 16 * 1024 * 1024;
+static int klb_timeout_max = 7 * 24 * 3600;	/* a week, in seconds */
+
+/*
+ * .data holds the offset of the field in struct klb_sysctl; each netns
+ * gets a copy of the table pointing into its own klb_net.
+ */
+#define KLB_SYSCTL(field, min, max) {				\
+	.procname	= #field,				\
+	.data		= (void *)offsetof(struct klb_sysctl, field), \
+	.maxlen		= sizeof(int),				\
+	.mode		= 0644,					\
+	.proc_handler	= proc_dointvec_minmax,			\
+	.extra1		= (min),				\
+	.extra2		= (max),				\
+}
+
+static const struct ctl_table klb_sysctl_template[] = {
+	KLB_SYSCTL(conn_max, SYSCTL_ONE, &klb_conn_max_max),
+	KLB_SYSCTL(tcp_timeout_syn, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(tcp_timeout_established, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(tcp_timeout_fin, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(tcp_timeout_time_wait, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(tcp_timeout_close, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(udp_timeout, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(expire_nodest_conn, SYSCTL_ZERO, SYSCTL_ONE),
+	{ }
+};
+
+void klb_sysctl_defaults(struct klb_sysctl *s)
+{
+	s->conn_max = 262144;
+	s->tcp_timeout_syn = 30;
+	s->tcp_timeout_established = 900;
+	s->tcp_timeout_fin = 120;
+	s->tcp_timeout_time_wait = 120;
+	s->tcp_timeout_close = 10;
+	s->udp_timeout = 300;
+	s->expire_nodest_conn = 0;
+}
+
+int klb_sysctl_net_init(struct klb_net *kn)
+{
+	struct ctl_table *table;
+	size_t i, n;
+
+	table = kmemdup(klb_sysctl_template, sizeof(klb_sysctl_template),
+			GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	n = ARRAY_SIZE(klb_sysctl_template) - 1;	/* not the sentinel */
+	for (i = 0; i < n; i++)
+		table[i].data = (char *)&kn->sysctl + (uintptr_t)table[i].data;
+
+	kn->sysctl_hdr = klb_register_net_sysctl(kn->net, "net/klb", table, n);
+	if (!kn->sysctl_hdr) {
+		kfree(table);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void klb_sysctl_net_exit(struct klb_net *kn)
+{
+	const struct ctl_table *table = kn->sysctl_hdr->ctl_table_arg;
+
+	unregister_net_sysctl_table(kn->sysctl_hdr);
+	kfree(table);
+}

@@ -1,0 +1,418 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shared topology and TAP helpers of the klb selftests. Source it, then:
+#   klb_test_init "what this test proves"     root? klb.ko? klbctl? -> TAP header
+#   topo_setup; backends_start                 namespaces, addresses, nginx
+#   klb_load                                   insmod klb.ko
+#   ... assertions: ok / fail / check / check_eq ...
+# On exit (trap) everything is torn down and checked: processes killed,
+# namespaces deleted and gone, `rmmod klb` succeeds, the kernel log written
+# since the test began is clean. Those checks are TAP test points too.
+#
+#                                  VIP 10.0.100.1, fd00:100::1 (on no interface)
+#
+#  client ns $NS_CLI            balancer ns $NS_LB                 backends $NS_BE1..3
+# +----------------+   veth   +-----------------------------+
+# | eth0           |----------| cli0            br0 (bridge)|----veth---- eth0 10.0.1.11/24
+# | 10.0.0.2/24    |          | 10.0.0.1/24     10.0.1.1/24 |              fd01::11/64
+# | 10.0.0.3/24    |          | fd00::1/64      fd01::1/64  |----veth---- eth0 10.0.1.12/24 ..
+# | fd00::2/64     |          | ip_forward=1, v6 forwarding |----veth---- eth0 10.0.1.13/24 ..
+# | fd00::3/64     |          | klb.ko, klbctl run here     |   nginx :80 answers "beN\n",
+# | default via    |          +-----------------------------+   /big/* sized files,
+# |   10.0.0.1,    |                                            UDP :5353 answers "beN\n";
+# |   fd00::1      |                                            default via 10.0.1.1 /
+# +----------------+                                            fd01::1 (replies via klb)
+#
+# Names of namespaces carry a per-run suffix ($KLB_SUF) so that runs and
+# leftovers never collide. Every helper wraps `ip netns exec`.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+KLB_SRC=${KLB_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+KLB_KO=${KLB_KO:-$KLB_SRC/klb.ko}
+KLBCTL=${KLBCTL:-$KLB_SRC/tools/klbctl/klbctl}
+SELFTESTS=$KLB_SRC/selftests
+PY=${PY:-/usr/bin/python3}
+[ -x "$PY" ] || PY=python3
+
+# What makes a kernel log dirty (also tools/vm/run and run_all.sh).
+KLB_DMESG_BAD='WARNING:|BUG:|Oops|general protection|klb: leaked|kmemleak|UBSAN|Objects remaining|Kernel panic|Call Trace|refcount_t:|list_add corruption|list_del corruption|slab error|Poison overwritten|Redzone'
+
+KLB_SUF=${KLB_SUF:-$$}
+NS_CLI=klb-cli-$KLB_SUF
+NS_LB=klb-lb-$KLB_SUF
+NBE=3
+NS_BE=()
+for _i in 1 2 3 4 5 6; do NS_BE[_i]=klb-be$_i-$KLB_SUF; done
+
+VIP4=10.0.100.1
+VIP6=fd00:100::1
+CLI4=10.0.0.2
+CLI4B=10.0.0.3
+CLI6=fd00::2
+CLI6B=fd00::3
+LB4=10.0.0.1
+LB6=fd00::1
+LBBE4=10.0.1.1
+LBBE6=fd01::1
+be4() { echo "10.0.1.1$1"; }
+be6() { echo "fd01::1$1"; }
+UDP_PORT=5353
+
+TEST_NAME=$(basename "$0" .sh)
+TMPD=$(mktemp -d "/tmp/klb-$TEST_NAME.XXXXXX")
+_tap_n=0
+_tap_fail=0
+_tap_done=0
+_ns_made=()
+_klb_loaded=0
+_marker="klb-selftest: begin $TEST_NAME.$KLB_SUF"
+
+# ---- TAP ------------------------------------------------------------------
+
+# TAP goes to the test's original stdout (fd $_tap_fd), even from inside a
+# redirected helper.
+exec {_tap_fd}>&1
+diag() { local l; while IFS= read -r l; do echo "# $l" >&$_tap_fd; done <<<"$*"; }
+ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*" >&$_tap_fd; }
+fail() { _tap_n=$((_tap_n + 1)); _tap_fail=$((_tap_fail + 1)); echo "not ok $_tap_n - $*" >&$_tap_fd; }
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP ${2:-}" >&$_tap_fd; }
+# check DESC CMD...: a test point passing when CMD exits 0 (its output on failure)
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$desc"
+	else
+		fail "$desc"
+		diag "command: $*"
+		[ -n "$out" ] && diag "$out"
+	fi
+}
+# check_eq DESC GOT WANT
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		fail "$1"
+		diag "got:  '$2'"
+		diag "want: '$3'"
+	fi
+}
+# check_range DESC GOT MIN MAX (integers, inclusive)
+check_range() {
+	if [[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then
+		ok "$1"
+	else
+		fail "$1"
+		diag "got '$2', want $3..$4"
+	fi
+}
+skip_all() {
+	echo "1..0 # SKIP $*" >&$_tap_fd
+	_tap_done=1
+	exit $KSFT_SKIP
+}
+# bail DESC: a failure after which the rest makes no sense (cleanup still runs)
+bail() {
+	fail "$*"
+	exit $KSFT_FAIL
+}
+
+# ---- test setup -------------------------------------------------------------
+
+klb_test_init() {
+	echo "TAP version 13"
+	diag "$TEST_NAME: $*"
+	[ "$(id -u)" -eq 0 ] || skip_all "must be root"
+	[ -f "$KLB_KO" ] || skip_all "$KLB_KO not built (make)"
+	[ -x "$KLBCTL" ] || skip_all "$KLBCTL not built (make)"
+	local c
+	for c in ip curl nginx "$PY" modinfo insmod rmmod; do
+		command -v "$c" >/dev/null || skip_all "$c not installed"
+	done
+	if grep -q "^klb " /proc/modules; then
+		diag "klb was already loaded (a previous test left it): unloading"
+		rmmod klb 2>/dev/null || skip_all "klb is loaded and cannot be unloaded"
+	fi
+	echo "$_marker" >/dev/kmsg 2>/dev/null
+	trap _klb_exit EXIT
+	trap 'exit 1' INT TERM
+}
+
+klb_load() {
+	local out
+	if ! out=$(insmod "$KLB_KO" "$@" 2>&1); then
+		diag "$out"
+		bail "insmod klb.ko"
+	fi
+	_klb_loaded=1
+}
+
+# klb_unload: rmmod, retrying briefly (RCU callbacks, lingering sockets)
+klb_unload() {
+	local i out
+	for i in $(seq 1 50); do
+		grep -q "^klb " /proc/modules || return 0
+		out=$(rmmod klb 2>&1) && return 0
+		sleep 0.2
+	done
+	diag "rmmod: $out"
+	diag "$(grep '^klb ' /proc/modules)"
+	return 1
+}
+
+# ---- namespaces -------------------------------------------------------------
+
+cli() { ip netns exec "$NS_CLI" "$@"; }
+lb() { ip netns exec "$NS_LB" "$@"; }
+be() { local n=$1; shift; ip netns exec "${NS_BE[n]}" "$@"; }
+# klbctl runs in the balancer namespace: klb's state is per netns.
+klbctl() { ip netns exec "$NS_LB" "$KLBCTL" "$@"; }
+
+ns_add() {
+	ip netns add "$1" || bail "ip netns add $1"
+	_ns_made+=("$1")
+	ip -n "$1" link set lo up
+}
+
+# topo_setup [NBACKENDS]: the diagram above, with NBACKENDS (default 3) backends
+topo_setup() {
+	local i ns
+	NBE=${1:-3}
+	ns_add "$NS_CLI"
+	ns_add "$NS_LB"
+	for i in $(seq 1 "$NBE"); do ns_add "${NS_BE[i]}"; done
+
+	ip -n "$NS_CLI" link add eth0 type veth peer name cli0 netns "$NS_LB" || bail "veth client"
+	ip -n "$NS_CLI" addr add $CLI4/24 dev eth0
+	ip -n "$NS_CLI" addr add $CLI4B/24 dev eth0
+	ip -n "$NS_CLI" addr add $CLI6/64 dev eth0 nodad
+	ip -n "$NS_CLI" addr add $CLI6B/64 dev eth0 nodad
+	ip -n "$NS_CLI" link set eth0 up
+	ip -n "$NS_CLI" route add default via $LB4
+	ip -n "$NS_CLI" -6 route add default via $LB6
+
+	ip -n "$NS_LB" addr add $LB4/24 dev cli0
+	ip -n "$NS_LB" addr add $LB6/64 dev cli0 nodad
+	ip -n "$NS_LB" link set cli0 up
+	ip -n "$NS_LB" link add br0 type bridge || bail "bridge (modprobe bridge?)"
+	ip -n "$NS_LB" addr add $LBBE4/24 dev br0
+	ip -n "$NS_LB" addr add $LBBE6/64 dev br0 nodad
+	ip -n "$NS_LB" link set br0 up
+	lb sysctl -qw net.ipv4.ip_forward=1
+	lb sysctl -qw net.ipv6.conf.all.forwarding=1
+
+	for i in $(seq 1 "$NBE"); do
+		ns=${NS_BE[i]}
+		ip -n "$ns" link add eth0 type veth peer name be$i netns "$NS_LB" || bail "veth be$i"
+		ip -n "$NS_LB" link set be$i master br0
+		ip -n "$NS_LB" link set be$i up
+		ip -n "$ns" addr add "$(be4 "$i")/24" dev eth0
+		ip -n "$ns" addr add "$(be6 "$i")/64" dev eth0 nodad
+		ip -n "$ns" link set eth0 up
+		ip -n "$ns" route add default via $LBBE4
+		ip -n "$ns" -6 route add default via $LBBE6
+	done
+	# Without STP a bridge port forwards at once; still, wait for the links.
+	wait_for "balancer reaches be$NBE" lb busybox ping -c1 -W1 "$(be4 "$NBE")"
+	wait_for "balancer reaches be$NBE over v6" lb busybox ping -6 -c1 -W1 "$(be6 "$NBE")"
+	wait_for "client reaches balancer" cli busybox ping -c1 -W1 $LB4
+	wait_for "client reaches balancer over v6" cli busybox ping -6 -c1 -W1 $LB6
+}
+
+# wait_for DESC CMD...: poll CMD until it succeeds (KLB_WAIT seconds, 30), else bail
+wait_for() {
+	local desc=$1 end out
+	shift
+	end=$((SECONDS + ${KLB_WAIT:-30}))
+	while :; do
+		out=$("$@" 2>&1) && return 0
+		[ $SECONDS -ge $end ] && break
+		sleep 0.1
+	done
+	diag "last try: $* -> $out"
+	bail "timed out waiting: $desc"
+}
+
+# poll_until SECS CMD...: like wait_for, but returns 1 instead of bailing
+poll_until() {
+	local secs=$1 end
+	shift
+	end=$((SECONDS + secs))
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.2
+	done
+}
+
+# ---- backends -----------------------------------------------------------------
+
+# nginx_start N: nginx in backend N answering GET / with "beN\n";
+# /big/SIZE files are created by mkbig.
+nginx_start() {
+	local n=$1 d=$TMPD/be$1
+	mkdir -p "$d/www/big" "$d/tmp" "$d/log"
+	cat >"$d/nginx.conf" <<-EOF
+		daemon on;
+		master_process on;
+		worker_processes 1;
+		user root root;
+		pid $d/nginx.pid;
+		error_log $d/log/error.log warn;
+		events { worker_connections 1024; }
+		http {
+			access_log off;
+			client_body_temp_path $d/tmp/body;
+			proxy_temp_path $d/tmp/proxy;
+			fastcgi_temp_path $d/tmp/fastcgi;
+			uwsgi_temp_path $d/tmp/uwsgi;
+			scgi_temp_path $d/tmp/scgi;
+			keepalive_timeout 30;
+			default_type text/plain;
+			server {
+				listen 80 reuseport;
+				listen [::]:80 ipv6only=on reuseport;
+				root $d/www;
+				location = / { return 200 "be$n\n"; }
+				location = /name { return 200 "be$n\n"; }
+				location /big/ { }
+			}
+		}
+	EOF
+	be "$n" nginx -q -e "$d/log/error.log" -c "$d/nginx.conf" -p "$d" ||
+		{ diag "$(cat "$d/log/error.log" 2>/dev/null)"; bail "nginx in be$n"; }
+	wait_for "nginx be$n ready" lb curl -s --max-time 2 -o /dev/null "http://$(be4 "$n")/"
+	wait_for "nginx be$n ready (v6)" lb curl -s -g --max-time 2 -o /dev/null "http://[$(be6 "$n")]/"
+}
+
+# mkbig NAME BYTES: a file served as /big/NAME by every backend
+mkbig() {
+	local i
+	for i in $(seq 1 "$NBE"); do
+		mkdir -p "$TMPD/be$i/www/big"
+		head -c "$2" /dev/zero >"$TMPD/be$i/www/big/$1"
+	done
+}
+
+# udp_start N: UDP server in backend N answering each datagram with "beN\n"
+udp_start() {
+	local n=$1
+	be "$n" "$PY" "$SELFTESTS/klb_udp.py" serve --port $UDP_PORT --name "be$n" \
+		--pidfile "$TMPD/udp$n.pid" >"$TMPD/udp$n.log" 2>&1 &
+	wait_for "udp be$n ready" lb "$PY" "$SELFTESTS/klb_udp.py" query --addr "$(be4 "$n")" \
+		--port $UDP_PORT --count 1 --timeout 0.5
+}
+
+backends_start() {
+	local i
+	for i in $(seq 1 "$NBE"); do nginx_start "$i"; done
+}
+
+# ---- traffic -----------------------------------------------------------------
+
+# http_n N URL [CURL_ARGS...]: N sequential requests from the client, each on
+# a new TCP connection; prints the bodies (one "beN" per answered request).
+http_n() {
+	local n=$1 url=$2 urls=() i
+	shift 2
+	for ((i = 0; i < n; i++)); do urls+=("$url"); done
+	cli curl -s -g --max-time 5 --connect-timeout 3 -H 'Connection: close' "$@" "${urls[@]}"
+}
+
+# tally: "beN count" lines from http_n output on stdin, sorted by name
+tally() { sort | uniq -c | awk '{print $2" "$1}'; }
+
+# count_of NAME TALLY: how many requests NAME answered
+count_of() { awk -v n="$1" '$1 == n {print $2; f=1} END {if (!f) print 0}' <<<"$2"; }
+
+# ---- klb state ----------------------------------------------------------------
+
+# jq_py EXPR: evaluate a Python expression over the JSON on stdin (as d)
+jq_py() { "$PY" -c "import json,sys; d=json.load(sys.stdin); r=($1); print(r if not isinstance(r,(dict,list)) else json.dumps(r))"; }
+
+# svc_stat SVC KEY: one counter of a service (KEY conns, pkts_in, ... or drops.no_backend)
+svc_stat() {
+	klbctl -j -s service show | jq_py "[s for s in d if s['name']=='$1'][0]['stats']$(_keypath "$2")"
+}
+# be_stat POOL ADDR PORT KEY: one counter of a backend
+be_stat() {
+	klbctl -j -s pool show | jq_py "[b for p in d if p['name']=='$1' for b in p['backends'] if b['addr']=='$2' and b['port']==$3][0]['stats']$(_keypath "$4")"
+}
+_keypath() { local k out=; IFS=. read -ra k <<<"$1"; for x in "${k[@]}"; do out+="['$x']"; done; echo "$out"; }
+
+# conn_count [SVC]: lines of `klbctl -j conn show`
+conn_count() {
+	if [ -n "${1:-}" ]; then
+		klbctl -j conn show service "$1" | jq_py "len(d)"
+	else
+		klbctl -j conn show | jq_py "len(d)"
+	fi
+}
+
+# basic_service [SCHED]: pool "web" with the NBE backends (weight 1), service
+# "web" on VIP4:80/tcp
+basic_service() {
+	local i
+	check "pool add web sched ${1:-rr}" klbctl pool add web sched "${1:-rr}"
+	for i in $(seq 1 "$NBE"); do
+		check "backend add web $(be4 "$i"):80" klbctl backend add web "$(be4 "$i"):80"
+	done
+	check "service add web vip $VIP4:80" klbctl service add web vip $VIP4:80 proto tcp mode nat pool web
+}
+
+# ---- teardown -----------------------------------------------------------------
+
+_kill_ns_pids() {
+	local ns pids
+	for ns in "${_ns_made[@]}"; do
+		pids=$(ip netns pids "$ns" 2>/dev/null)
+		[ -n "$pids" ] && kill $pids 2>/dev/null
+	done
+	sleep 0.2
+	for ns in "${_ns_made[@]}"; do
+		pids=$(ip netns pids "$ns" 2>/dev/null)
+		[ -n "$pids" ] && kill -9 $pids 2>/dev/null
+	done
+}
+
+_klb_exit() {
+	local rc=$? ns left log bad
+	trap - EXIT
+	[ $_tap_done -eq 1 ] && exit $rc
+	jobs -p | xargs -r kill 2>/dev/null
+	_kill_ns_pids
+	wait 2>/dev/null
+	if [ ${#_ns_made[@]} -gt 0 ]; then
+		for ns in "${_ns_made[@]}"; do ip netns del "$ns" 2>/dev/null; done
+		left=$(ip netns list | grep -E -- "-$KLB_SUF( |$)")
+		if [ -z "$left" ]; then
+			ok "teardown: every namespace deleted"
+		else
+			fail "teardown: namespaces left: $left"
+		fi
+	fi
+	if [ $_klb_loaded -eq 1 ]; then
+		if klb_unload; then
+			ok "rmmod klb"
+		else
+			fail "rmmod klb"
+		fi
+	fi
+	log=$(dmesg 2>/dev/null | sed -n "/$_marker/,\$p")
+	bad=$(grep -E -A25 "$KLB_DMESG_BAD" <<<"$log" | head -60)
+	if [ -z "$bad" ]; then
+		ok "kernel log clean"
+	else
+		fail "kernel log clean"
+		diag "$bad"
+	fi
+	rm -rf "$TMPD"
+	echo "1..$_tap_n" >&$_tap_fd
+	[ $_tap_fail -eq 0 ] && [ $rc -eq 0 ] && exit $KSFT_PASS
+	exit $KSFT_FAIL
+}

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klbctl save | restore [-f FILE] | flush
+ *
+ * save prints the configuration as klbctl command lines without the
+ * "klbctl" word; restore reads such lines with the very parsers the
+ * commands use, and sends the whole configuration in one KLB_CMD_RESTORE
+ * so the kernel can replace it atomically: a file is either applied
+ * entirely or not at all, and a file with a local error is never sent.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libmnl/libmnl.h>
+
+#include "klbctl.h"
+#include "nl.h"
+#include "objects.h"
+
+void config_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: klbctl save\n"
+		"       klbctl restore [-f FILE]   (standard input without -f, or with -f -)\n"
+		"       klbctl flush\n"
+		"A saved file holds one command per line, without the \"klbctl\" word:\n"
+		"  pool add NAME sched SCHED\n"
+		"  backend add POOL ADDR:PORT weight N [state STATE]\n"
+		"  service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL\n"
+		"restore also takes \"pool set\", \"backend set\" and \"service set\" lines for\n"
+		"objects defined above them, blank lines and # comments.\n");
+}
+
+static int config_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	config_usage(stdout);
+	return EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- save */
+
+static void save_print(const struct pool_list *pl, const struct service_list *sl)
+{
+	char buf[ADDRPORT_STRLEN], w1[32], w2[32];
+	size_t i, j;
+
+	for (i = 0; i < pl->n; i++) {
+		const struct pool_info *p = &pl->p[i];
+
+		printf("pool add %s sched %s\n", p->name,
+		       word_name(sched_words, n_sched_words, p->sched, w1, sizeof(w1)));
+		for (j = 0; j < p->n; j++) {
+			const struct backend_info *b = &p->b[j];
+
+			printf("backend add %s %s weight %u", p->name,
+			       addrport_str(&b->addr, buf, sizeof(buf)), b->weight);
+			if (b->state != KLB_BACKEND_UP)
+				printf(" state %s", word_name(state_words, n_state_words,
+							      b->state, w1, sizeof(w1)));
+			putchar('\n');
+		}
+	}
+	for (i = 0; i < sl->n; i++) {
+		const struct service_info *s = &sl->s[i];
+
+		printf("service add %s vip %s proto %s mode %s", s->name,
+		       addrport_str(&s->vip, buf, sizeof(buf)),
+		       word_name(proto_words, n_proto_words, s->proto, w1, sizeof(w1)),
+		       word_name(mode_words, n_mode_words, s->mode, w2, sizeof(w2)));
+		if (s->pool)
+			printf(" pool %s", s->pool);
+		putchar('\n');
+	}
+}
+
+int do_save(int argc, char **argv)
+{
+	struct service_list sl;
+	struct pool_list pl;
+	int ret;
+
+	if (argc > 0 && is_help(argv[0]))
+		return config_help(argc, argv);
+	if (argc > 0)
+		return usage_errorf("save", "unexpected argument \"%s\"", argv[0]);
+	ret = pool_dump(NULL, &pl);
+	if (ret)
+		return ret;
+	ret = service_dump(NULL, &sl);
+	if (ret) {
+		pool_list_free(&pl);
+		return ret;
+	}
+	save_print(&pl, &sl);
+	pool_list_free(&pl);
+	service_list_free(&sl);
+	if (fflush(stdout) || ferror(stdout))
+		return errorf(EXIT_KERNEL, "writing the configuration: %s", strerror(errno));
+	return EXIT_OK;
+}
+
+/* --------------------------------------------------------------- flush */
+
+int do_flush(int argc, char **argv)
+{
+	struct req r;
+	int ret;
+
+	if (argc > 0 && is_help(argv[0]))
+		return config_help(argc, argv);
+	if (argc > 0)
+		return usage_errorf("flush", "unexpected argument \"%s\"", argv[0]);
+	ret = req_init(&r, KLB_CMD_FLUSH, 0, MNL_SOCKET_BUFFER_SIZE);
+	if (ret)
+		return ret;
+	ret = klb_request(&r, NULL, NULL, NULL);
+	req_free(&r);
+	return ret;
+}
+
+/* ------------------------------------------------------------- restore */
+
+struct cfg_backend {
+	struct backend_spec b;
+	unsigned int line;
+};
+
+struct cfg_pool {
+	struct pool_spec p;
+	unsigned int line;
+	struct cfg_backend *b;
+	size_t n, cap;
+};
+
+struct cfg_service {
+	struct service_spec s;
+	unsigned int line;
+};
+
+/* The configuration read from the file; strings point into the file text. */
+struct config {
+	struct cfg_pool *pools;
+	size_t np, pcap;
+	struct cfg_service *svcs;
+	size_t ns, scap;
+	size_t strings;		/* bytes of names, to size the request */
+};
+
+static void config_free(struct config *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->np; i++)
+		free(c->pools[i].b);
+	free(c->pools);
+	free(c->svcs);
+}
+
+/* Later definitions win, as the kernel would see them in order. */
+static struct cfg_pool *find_pool(struct config *c, const char *name)
+{
+	size_t i;
+
+	for (i = c->np; i-- > 0;)
+		if (!strcmp(c->pools[i].p.name, name))
+			return &c->pools[i];
+	return NULL;
+}
+
+static struct cfg_service *find_service(struct config *c, const char *name)
+{
+	size_t i;
+
+	for (i = c->ns; i-- > 0;)
+		if (!strcmp(c->svcs[i].s.name, name))
+			return &c->svcs[i];
+	return NULL;
+}
+
+static int no_memory(void)
+{
+	return errorf(EXIT_KERNEL, "out of memory");
+}
+
+static int line_pool(struct config *c, bool add, int argc, char **argv,
+		     unsigned int line)
+{
+	struct pool_spec p;
+	struct cfg_pool *cp;
+	int ret;
+
+	ret = pool_parse(argc, argv, add, &p);
+	if (ret)
+		return ret;
+	if (!add) {
+		cp = find_pool(c, p.name);
+		if (!cp)
+			return errorf(EXIT_USAGE, "pool \"%s\" is not defined above", p.name);
+		cp->p.sched = p.sched;
+		return EXIT_OK;
+	}
+	if (!grow(&c->pools, &c->pcap, c->np, sizeof(*c->pools)))
+		return no_memory();
+	cp = &c->pools[c->np++];
+	memset(cp, 0, sizeof(*cp));
+	cp->p = p;
+	cp->line = line;
+	c->strings += strlen(p.name);
+	return EXIT_OK;
+}
+
+static int line_backend(struct config *c, bool add, int argc, char **argv,
+			unsigned int line)
+{
+	struct backend_spec b;
+	struct cfg_pool *cp;
+	size_t i;
+	int ret;
+
+	ret = backend_parse(argc, argv, add, &b);
+	if (ret)
+		return ret;
+	cp = find_pool(c, b.pool);
+	if (!cp)
+		return errorf(EXIT_USAGE, "pool \"%s\" is not defined above", b.pool);
+	if (add) {
+		/* Duplicates are sent as they are: refusing them is the kernel's job. */
+		if (!grow(&cp->b, &cp->cap, cp->n, sizeof(*cp->b)))
+			return no_memory();
+		cp->b[cp->n].b = b;
+		cp->b[cp->n++].line = line;
+		return EXIT_OK;
+	}
+	for (i = cp->n; i-- > 0;) {
+		struct backend_spec *old = &cp->b[i].b;
+
+		if (!addr_equal(&old->addr, &b.addr))
+			continue;
+		if (b.has_weight)
+			old->weight = b.weight;
+		if (b.has_state) {
+			old->has_state = true;
+			old->state = b.state;
+		}
+		return EXIT_OK;
+	}
+	return errorf(EXIT_USAGE, "backend %s is not defined above in pool \"%s\"",
+		      argv[1], b.pool);
+}
+
+static int line_service(struct config *c, bool add, int argc, char **argv,
+			unsigned int line)
+{
+	struct service_spec s;
+	struct cfg_service *cs;
+	int ret;
+
+	ret = service_parse(argc, argv, add, &s);
+	if (ret)
+		return ret;
+	if (!add) {
+		cs = find_service(c, s.name);
+		if (!cs)
+			return errorf(EXIT_USAGE, "service \"%s\" is not defined above", s.name);
+		cs->s.pool = s.pool;
+		c->strings += strlen(s.pool);
+		return EXIT_OK;
+	}
+	if (!grow(&c->svcs, &c->scap, c->ns, sizeof(*c->svcs)))
+		return no_memory();
+	cs = &c->svcs[c->ns++];
+	cs->s = s;
+	cs->line = line;
+	c->strings += strlen(s.name) + strlen(s.pool);
+	return EXIT_OK;
+}
+
+static const char *const objects[] = { "pool", "backend", "service" };
+
+/* One tokenized line: OBJECT COMMAND ARGS. */
+static int restore_line(struct config *c, int argc, char **argv,
+			unsigned int line)
+{
+	size_t obj;
+	bool add;
+
+	for (obj = 0; obj < ARRAY_SIZE(objects); obj++)
+		if (!strcmp(argv[0], objects[obj]))
+			break;
+	if (obj == ARRAY_SIZE(objects))
+		return errorf(EXIT_USAGE, "unknown object \"%s\" (pool, backend or service)",
+			      argv[0]);
+	if (argc < 2)
+		return errorf(EXIT_USAGE, "missing command after \"%s\" (add or set)",
+			      argv[0]);
+	if (!strcmp(argv[1], "add"))
+		add = true;
+	else if (!strcmp(argv[1], "set"))
+		add = false;
+	else
+		return errorf(EXIT_USAGE, "\"%s %s\" is not allowed in a restore file (only add and set)",
+			      argv[0], argv[1]);
+
+	switch (obj) {
+	case 0:
+		return line_pool(c, add, argc - 2, argv + 2, line);
+	case 1:
+		return line_backend(c, add, argc - 2, argv + 2, line);
+	default:
+		return line_service(c, add, argc - 2, argv + 2, line);
+	}
+}
+
+static char *read_all(FILE *f, size_t *len)
+{
+	size_t cap = 64 * 1024, n = 0, got;
+	char *buf = malloc(cap + 1), *p;
+
+	while (buf) {
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+		if (n == cap) {
+			cap *= 2;
+			p = realloc(buf, cap + 1);
+			if (!p) {
+				free(buf);
+				return NULL;
+			}
+			buf = p;
+		}
+	}
+	if (!buf || ferror(f)) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Split text into lines and words in place; each line goes to restore_line. */
+static int restore_parse(struct config *c, char *text, const char *file)
+{
+	char **tok = NULL, *line = text, *next;
+	size_t ntok, cap = 0;
+	unsigned int lineno = 0;
+	int ret = EXIT_OK;
+
+	for (; line && ret == EXIT_OK; line = next) {
+		char *p = line;
+
+		lineno++;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else if (!*line)
+			break;
+
+		ntok = 0;
+		for (;;) {
+			while (*p == ' ' || *p == '\t' || *p == '\r')
+				p++;
+			if (!*p || *p == '#')
+				break;
+			if (!grow(&tok, &cap, ntok, sizeof(*tok))) {
+				ret = no_memory();
+				break;
+			}
+			tok[ntok++] = p;
+			while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+				p++;
+			if (*p)
+				*p++ = '\0';
+			/* A trailing "# ..." after words is a comment too. */
+		}
+		if (ret || !ntok)
+			continue;
+		error_location(file, lineno);
+		ret = restore_line(c, (int)ntok, tok, lineno);
+		error_location(NULL, 0);
+	}
+	free(tok);
+	return ret;
+}
+
+/* Overhead per object beyond its strings: nests, addresses, numbers. */
+#define PER_OBJECT	128
+
+static int restore_send(const struct config *c, const char *file)
+{
+	struct nlattr *config, *nest, *backends, *be;
+	size_t i, j, objs = c->np + c->ns;
+	struct req r;
+	uint32_t start, bstart;
+	int ret;
+
+	for (i = 0; i < c->np; i++)
+		objs += c->pools[i].n;
+	ret = req_init(&r, KLB_CMD_RESTORE, 0,
+		       MNL_SOCKET_BUFFER_SIZE + objs * PER_OBJECT + c->strings);
+	if (ret)
+		return ret;
+	r.file = file;
+
+	config = req_nest_start(&r, KLB_A_CONFIG);
+	for (i = 0; i < c->np; i++) {
+		const struct cfg_pool *p = &c->pools[i];
+
+		start = req_len(&r);
+		nest = req_nest_start(&r, KLB_CONFIG_A_POOL);
+		req_put_strz(&r, KLB_POOL_A_NAME, p->p.name);
+		req_put_u8(&r, KLB_POOL_A_SCHED, p->p.sched);
+		backends = req_nest_start(&r, KLB_POOL_A_BACKENDS);
+		for (j = 0; j < p->n; j++) {
+			bstart = req_len(&r);
+			be = req_nest_start(&r, KLB_POOL_A_BACKEND);
+			backend_put(&r, &p->b[j].b);
+			req_nest_end(&r, be);
+			req_span(&r, bstart, p->b[j].line);
+		}
+		req_nest_end(&r, backends);
+		req_nest_end(&r, nest);
+		req_span(&r, start, p->line);
+	}
+	for (i = 0; i < c->ns; i++) {
+		start = req_len(&r);
+		nest = req_nest_start(&r, KLB_CONFIG_A_SERVICE);
+		service_put(&r, &c->svcs[i].s);
+		req_nest_end(&r, nest);
+		req_span(&r, start, c->svcs[i].line);
+	}
+	req_nest_end(&r, config);
+
+	ret = klb_request(&r, NULL, NULL, NULL);
+	req_free(&r);
+	return ret;
+}
+
+int do_restore(int argc, char **argv)
+{
+	const char *path = NULL, *name = "<stdin>";
+	struct config c = { 0 };
+	FILE *f = stdin;
+	size_t len;
+	char *text;
+	int ret;
+
+	if (argc > 0 && is_help(argv[0]))
+		return config_help(argc, argv);
+	for (; argc > 0; argc -= 2, argv += 2) {
+		if (strcmp(argv[0], "-f") && strcmp(argv[0], "--file"))
+			return usage_errorf("restore", "unexpected argument \"%s\"", argv[0]);
+		if (argc < 2)
+			return usage_errorf("restore", "missing FILE after \"%s\"", argv[0]);
+		path = argv[1];
+	}
+	if (path && strcmp(path, "-")) {
+		f = fopen(path, "r");
+		if (!f)
+			return errorf(EXIT_USAGE, "cannot open \"%s\": %s", path, strerror(errno));
+		name = path;
+	}
+	text = read_all(f, &len);
+	if (f != stdin)
+		fclose(f);
+	if (!text)
+		return errorf(EXIT_USAGE, "cannot read %s: %s", name,
+			      errno ? strerror(errno) : "read error");
+	if (memchr(text, '\0', len)) {
+		free(text);
+		return errorf(EXIT_USAGE, "%s: binary data in a configuration file", name);
+	}
+
+	ret = restore_parse(&c, text, name);
+	if (!ret)
+		ret = restore_send(&c, name);
+	config_free(&c);
+	free(text);
+	return ret;
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * klbctl: configure the klb in-kernel load balancer.
+ *
+ *   klbctl [OPTIONS] OBJECT COMMAND [ARGS]
+ *
+ * This file only parses the global options and hands argv to the object's
+ * handler; each object lives in its own file.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "klbctl.h"
+#include <linux/klb.h>
+
+#include "nl.h"
+
+bool opt_json;
+int opt_stats;
+
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: klbctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
+		"       klbctl help | klbctl OBJECT help\n"
+		"OBJECT := { pool | backend | service | conn | tune | save | restore | flush }\n"
+		"OPTIONS := { -j | --json | -s | --stats | -V | --version | -h | --help }\n"
+		"\n");
+	pool_usage(f);
+	fputc('\n', f);
+	backend_usage(f);
+	fputc('\n', f);
+	service_usage(f);
+	fputc('\n', f);
+	conn_usage(f);
+	fputc('\n', f);
+	config_usage(f);
+	fprintf(f,
+		"\n"
+		"Tuning (sysctls): klbctl tune help\n"
+		"\n"
+		"Words may be abbreviated while they stay unambiguous (\"klbctl p sh\").\n"
+		"Exit status: 0 success, 1 usage or syntax error (nothing was sent),\n"
+		"2 the kernel or the system refused (its message follows \"Error:\").\n");
+}
+
+static int do_help(int argc, char **argv);
+
+static const struct cmd objects[] = {
+	{ "pool", do_pool },
+	{ "backend", do_backend },
+	{ "service", do_service },
+	{ "conn", do_conn },
+	{ "tune", do_tune },
+	{ "save", do_save },
+	{ "restore", do_restore },
+	{ "flush", do_flush },
+	{ "help", do_help },
+};
+
+/* "klbctl help" for everything, "klbctl help pool" = "klbctl pool help". */
+static int do_help(int argc, char **argv)
+{
+	char help[] = "help", *args[] = { help, NULL };
+	int i;
+
+	if (argc < 1) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	i = match_cmd(argv[0], objects, ARRAY_SIZE(objects));
+	if (i < 0 || objects[i].fn == do_help) {
+		fprintf(stderr, "Object \"%s\" is unknown, try \"klbctl help\".\n",
+			argv[0]);
+		return EXIT_USAGE;
+	}
+	return objects[i].fn(1, args);
+}
+
+/* "-js" is "-j -s"; long options are whole words. */
+static int parse_option(const char *arg)
+{
+	const char *p;
+
+	if (!strcmp(arg, "--json"))
+		opt_json = true;
+	else if (!strcmp(arg, "--stats") || !strcmp(arg, "--statistics"))
+		opt_stats++;
+	else if (!strcmp(arg, "--version"))
+		return 'V';
+	else if (!strcmp(arg, "--help"))
+		return 'h';
+	else if (arg[1] == '-' || !arg[1])
+		return '?';
+	else {
+		for (p = arg + 1; *p; p++) {
+			switch (*p) {
+			case 'j':
+				opt_json = true;
+				break;
+			case 's':
+				opt_stats++;
+				break;
+			case 'V':
+			case 'h':
+				return *p;
+			default:
+				return '?';
+			}
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i, ret;
+
+	for (argc--, argv++; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
+		if (!strcmp(argv[0], "--")) {
+			argc--, argv++;
+			break;
+		}
+		switch (parse_option(argv[0])) {
+		case 'V':
+			printf("klbctl %s (klb netlink API version %d)\n",
+			       KLBCTL_VERSION, KLB_GENL_VERSION);
+			return EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case '?':
+			fprintf(stderr, "Option \"%s\" is unknown, try \"klbctl help\".\n",
+				argv[0]);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc < 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	i = match_cmd(argv[0], objects, ARRAY_SIZE(objects));
+	if (i < 0) {
+		fprintf(stderr, "Object \"%s\" is %s, try \"klbctl help\".\n",
+			argv[0], i == MATCH_AMBIGUOUS ? "ambiguous" : "unknown");
+		return EXIT_USAGE;
+	}
+	/* "klbctl pool help", "klbctl save help", ... */
+	ret = objects[i].fn(argc - 1, argv + 1);
+	nl_close();
+
+	/* A full disk or closed pipe must not pass for success. */
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			fprintf(stderr, "Error: writing output: %s\n", strerror(errno));
+		return ret ? ret : EXIT_KERNEL;
+	}
+	return ret;
+}

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/* klbctl pool add|set|del|show */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "klbctl.h"
+#include "nl.h"
+#include "objects.h"
+#include "print.h"
+
+void pool_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: klbctl pool add NAME [sched SCHED]\n"
+		"       klbctl pool set NAME sched SCHED\n"
+		"       klbctl pool del NAME\n"
+		"       klbctl [-j] [-s] pool show [NAME]\n"
+		"SCHED := { rr | wrr | lc | wlc | sh | mh | p2c }   (default wrr)\n");
+}
+
+int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
+{
+	unsigned int v;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (argc < 1)
+		return usage_errorf("pool", "missing pool NAME");
+	p->name = argv[0];
+	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
+		if (strcmp(argv[0], "sched"))
+			return usage_errorf("pool", "unknown argument \"%s\"", argv[0]);
+		if (argc < 2)
+			return usage_errorf("pool", "missing value after \"sched\"");
+		ret = parse_word("scheduler", argv[1], sched_words,
+				 n_sched_words, &v);
+		if (ret)
+			return ret;
+		p->has_sched = true;
+		p->sched = (uint8_t)v;
+	}
+	if (add && !p->has_sched) {
+		p->has_sched = true;
+		p->sched = KLB_SCHED_WRR;
+	}
+	if (!add && !p->has_sched)
+		return usage_errorf("pool", "nothing to change: expected \"sched SCHED\"");
+	return EXIT_OK;
+}
+
+static int pool_send(uint8_t cmd, int argc, char **argv, const struct pool_spec *p)
+{
+	struct nlattr *nest;
+	struct req r;
+	int ret;
+
+	ret = req_init(&r, cmd, 0, req_size_for(argc, argv));
+	if (ret)
+		return ret;
+	nest = req_nest_start(&r, KLB_A_POOL);
+	req_put_strz(&r, KLB_POOL_A_NAME, p->name);
+	if (p->has_sched)
+		req_put_u8(&r, KLB_POOL_A_SCHED, p->sched);
+	req_nest_end(&r, nest);
+	ret = klb_request(&r, NULL, NULL, NULL);
+	req_free(&r);
+	return ret;
+}
+
+static int pool_add(int argc, char **argv)
+{
+	struct pool_spec p;
+	int ret = pool_parse(argc, argv, true, &p);
+
+	return ret ? ret : pool_send(KLB_CMD_POOL_NEW, argc, argv, &p);
+}
+
+static int pool_set(int argc, char **argv)
+{
+	struct pool_spec p;
+	int ret = pool_parse(argc, argv, false, &p);
+
+	return ret ? ret : pool_send(KLB_CMD_POOL_SET, argc, argv, &p);
+}
+
+static int pool_del(int argc, char **argv)
+{
+	struct pool_spec p = { 0 };
+
+	if (argc < 1)
+		return usage_errorf("pool", "missing pool NAME");
+	if (argc > 1)
+		return usage_errorf("pool", "unexpected argument \"%s\"", argv[1]);
+	p.name = argv[0];
+	return pool_send(KLB_CMD_POOL_DEL, argc, argv, &p);
+}
+
+/* ------------------------------------------------------------- dumping */
+
+static int backend_info_parse(const struct nlattr *nest, struct backend_info *b)
+{
+	const struct nlattr *tb[KLB_BACKEND_A_MAX + 1];
+
+	nest_parse(nest, tb, KLB_BACKEND_A_MAX);
+	if (!addr_get(tb[KLB_BACKEND_A_ADDR4], tb[KLB_BACKEND_A_ADDR6],
+		      tb[KLB_BACKEND_A_PORT], &b->addr))
+		return -EPROTO;
+	b->weight = attr_u32(tb[KLB_BACKEND_A_WEIGHT], 0);
+	b->state = attr_u8(tb[KLB_BACKEND_A_STATE], KLB_BACKEND_UP);
+	stats_parse(tb[KLB_BACKEND_A_STATS], &b->stats);
+	return 0;
+}
+
+static int pool_info_parse(const struct nlattr *nest, struct pool_list *l)
+{
+	const struct nlattr *tb[KLB_POOL_A_MAX + 1];
+	const struct nlattr *a;
+	struct pool_info *p;
+	char *name;
+
+	nest_parse(nest, tb, KLB_POOL_A_MAX);
+	name = attr_strdup(tb[KLB_POOL_A_NAME]);
+	if (!name)
+		return -EPROTO;
+	/* A big pool comes in several messages: continue the last one. */
+	if (l->n && !strcmp(l->p[l->n - 1].name, name)) {
+		free(name);
+		p = &l->p[l->n - 1];
+	} else {
+		if (!grow(&l->p, &l->cap, l->n, sizeof(*l->p))) {
+			free(name);
+			return -ENOMEM;
+		}
+		p = &l->p[l->n++];
+		memset(p, 0, sizeof(*p));
+		p->name = name;
+	}
+	if (tb[KLB_POOL_A_SCHED])
+		p->sched = attr_u8(tb[KLB_POOL_A_SCHED], 0);
+	if (!tb[KLB_POOL_A_BACKENDS])
+		return 0;
+	mnl_attr_for_each_nested(a, tb[KLB_POOL_A_BACKENDS]) {
+		int ret;
+
+		if (mnl_attr_get_type(a) != KLB_POOL_A_BACKEND)
+			continue;
+		if (!grow(&p->b, &p->cap, p->n, sizeof(*p->b)))
+			return -ENOMEM;
+		ret = backend_info_parse(a, &p->b[p->n]);
+		if (ret)
+			return ret;
+		p->n++;
+	}
+	return 0;
+}
+
+static int pool_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *a;
+	int ret;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != KLB_A_POOL)
+			continue;
+		ret = pool_info_parse(a, data);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void pool_list_free(struct pool_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->p[i].name);
+		free(l->p[i].b);
+	}
+	free(l->p);
+	memset(l, 0, sizeof(*l));
+}
+
+static void pool_list_reset(void *data)
+{
+	pool_list_free(data);
+}
+
+int pool_dump(const char *name, struct pool_list *l)
+{
+	struct nlattr *nest;
+	struct req r;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	ret = req_init(&r, KLB_CMD_POOL_GET, name ? 0 : NLM_F_DUMP,
+		       MNL_SOCKET_BUFFER_SIZE + (name ? strlen(name) : 0));
+	if (ret)
+		return ret;
+	if (name) {
+		nest = req_nest_start(&r, KLB_A_POOL);
+		req_put_strz(&r, KLB_POOL_A_NAME, name);
+		req_nest_end(&r, nest);
+	}
+	ret = klb_request(&r, pool_cb, l, pool_list_reset);
+	req_free(&r);
+	if (ret)
+		pool_list_free(l);
+	return ret;
+}
+
+/* ------------------------------------------------------------- showing */
+
+static void backend_print(const struct backend_info *b)
+{
+	char buf[ADDRPORT_STRLEN], name[32];
+
+	open_json_object(NULL);
+	print_string(PRINT_FP, NULL, "\tbackend %s",
+		     addrport_str(&b->addr, buf, sizeof(buf)));
+	print_string(PRINT_JSON, "addr", NULL, addr_str(&b->addr, buf, sizeof(buf)));
+	print_uint(PRINT_JSON, "port", NULL, b->addr.port);
+	print_uint(PRINT_ANY, "weight", " weight %u", b->weight);
+	print_string(PRINT_ANY, "state", " state %s",
+		     word_name(state_words, n_state_words, b->state, name, sizeof(name)));
+	print_nl();
+	if (opt_stats)
+		stats_print(&b->stats, false);
+	close_json_object();
+}
+
+static void pool_print(const struct pool_info *p)
+{
+	char name[32];
+	size_t i;
+
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "name", "pool %s", p->name);
+	print_string(PRINT_ANY, "sched", " sched %s",
+		     word_name(sched_words, n_sched_words, p->sched, name, sizeof(name)));
+	print_nl();
+	open_json_array(PRINT_JSON, "backends");
+	for (i = 0; i < p->n; i++)
+		backend_print(&p->b[i]);
+	close_json_array(PRINT_JSON, NULL);
+	close_json_object();
+}
+
+static int pool_show(int argc, char **argv)
+{
+	struct pool_list l;
+	size_t i;
+	int ret;
+
+	if (argc > 1)
+		return usage_errorf("pool", "unexpected argument \"%s\"", argv[1]);
+	ret = pool_dump(argc ? argv[0] : NULL, &l);
+	if (ret)
+		return ret;
+	new_json_obj(opt_json);
+	for (i = 0; i < l.n; i++)
+		pool_print(&l.p[i]);
+	delete_json_obj();
+	pool_list_free(&l);
+	return EXIT_OK;
+}
+
+static int pool_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	pool_usage(stdout);
+	return EXIT_OK;
+}
+
+static const struct cmd pool_cmds[] = {
+	{ "add", pool_add },
+	{ "set", pool_set },
+	{ "del", pool_del },
+	{ "delete", pool_del },
+	{ "show", pool_show },
+	{ "list", pool_show },
+	{ "help", pool_help },
+};
+
+int do_pool(int argc, char **argv)
+{
+	if (argc < 1)
+		return pool_show(0, NULL);
+	return dispatch("pool", pool_cmds, ARRAY_SIZE(pool_cmds), argc, argv);
+}
