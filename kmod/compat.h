@@ -77,6 +77,14 @@ klb_register_net_sysctl(struct net *net, const char *path,
 /* Missing-attribute reporting (NLMSGERR_ATTR_MISS_*) exists since 6.0. */
 #ifndef NL_REQ_ATTR_CHECK
 #define NL_REQ_ATTR_CHECK(extack, nest, tb, type)	(!(tb)[(type)])
+#define NL_SET_ERR_ATTR_MISS(extack, nest, type)	do { } while (0)
+#endif
+
+/* The parsed request of a dump moved into a struct genl_info in 6.6. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define klb_genl_dump_attrs(cb)	(genl_info_dump(cb)->attrs)
+#else
+#define klb_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
 #endif
 
 /*

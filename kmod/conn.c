@@ -524,7 +524,7 @@ int klb_conn_net_init(struct klb_net *kn)
 {
 	unsigned int bits = clamp(conn_hash_bits, 8U, 20U);
 	unsigned int nbuckets = 1U << bits;
-	unsigned int nlocks = min(nbuckets, (unsigned int)KLB_CONN_LOCKS_MAX);
+	unsigned int nlocks = min_t(unsigned int, nbuckets, KLB_CONN_LOCKS_MAX);
 	struct klb_conn_table *t;
 	unsigned int i;
 

@@ -99,7 +99,7 @@ void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 
 struct klb_conn_table {
 	struct hlist_head *buckets;
-	spinlock_t *locks;
+	spinlock_t *locks;	/* chain locks, shared by bucket & lock_mask */
 	unsigned int mask;	/* buckets - 1 */
 	unsigned int lock_mask;	/* locks - 1 */
 	u32 seed;

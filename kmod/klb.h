@@ -298,6 +298,9 @@ void klb_sched_table_free(struct klb_sched_table *t);
 struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 				   const struct klb_flow *flow);
 const char *klb_sched_name(u8 sched);
+#ifdef DEBUG
+bool klb_sched_selftest(void);	/* at load, before anything is registered */
+#endif
 
 /* ---- datapath (hooks.c, conn.c, nat.c, conn_dump.c) ------------------ */
 

@@ -160,7 +160,7 @@ static int klb_nl_name(const struct nlattr *attr, const char *what,
 	if (len >= KLB_NAME_MAX) {
 		klb_err(extack, attr, "%s name too long (max %d characters)",
 			what, KLB_NAME_MAX - 1);
-		return -ENAMETOOLONG;
+		return -ERANGE;
 	}
 	for (i = 0; i < len; i++) {
 		if (!isascii(s[i]) || (!isalnum(s[i]) && !strchr("_.-", s[i]))) {
@@ -784,7 +784,6 @@ static const struct genl_ops klb_genl_ops[] = {
 		.dumpit	= klb_nl_service_dump,
 	}, {
 		.cmd	= KLB_CMD_CONN_GET,
-		.start	= klb_nl_conn_dump_start,
 		.dumpit	= klb_nl_conn_dump,
 	}, {
 		.cmd	= KLB_CMD_FLUSH,

@@ -30,7 +30,6 @@ int klb_nl_pool_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
 			   struct genl_info *info);
 int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb);
-int klb_nl_conn_dump_start(struct netlink_callback *cb);
 int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* restore.c */

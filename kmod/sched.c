@@ -189,7 +189,8 @@ struct klb_sched_table *klb_sched_table_build(u8 sched,
 			if (!klb_sched_eligible(be))
 				continue;
 			t->be[i] = be;
-			t->weights[i] = be->weight;
+			/* Netlink caps it; the clamp keeps the sums in a u32. */
+			t->weights[i] = min_t(u32, be->weight, KLB_WEIGHT_MAX);
 			klb_backend_get(be);
 			i++;
 		}
@@ -244,7 +245,7 @@ struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 
 	switch (t->sched) {
 	case KLB_SCHED_RR:
-		i = klb_rr_pick(t->n, atomic_inc_return(&t->cursor));
+		i = klb_rr_pick(t->n, atomic_fetch_inc(&t->cursor));
 		break;
 	case KLB_SCHED_WRR:
 		/* _bh: locally originated packets get here in process context. */
@@ -253,11 +254,11 @@ struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 		spin_unlock_bh(&t->lock);
 		break;
 	case KLB_SCHED_LC:
-		i = klb_least_pick(t->n, atomic_inc_return(&t->cursor), NULL,
+		i = klb_least_pick(t->n, atomic_fetch_inc(&t->cursor), NULL,
 				   klb_sched_load, t);
 		break;
 	case KLB_SCHED_WLC:
-		i = klb_least_pick(t->n, atomic_inc_return(&t->cursor),
+		i = klb_least_pick(t->n, atomic_fetch_inc(&t->cursor),
 				   t->weights, klb_sched_load, t);
 		break;
 	case KLB_SCHED_SH:
@@ -277,3 +278,107 @@ struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 	}
 	return i < t->n ? t->be[i] : NULL;
 }
+
+#ifdef DEBUG
+/*
+ * Load-time self-test of the glue (WireGuard style): builds real tables
+ * from fake backends and checks eligibility, spread, stickiness and the
+ * backend references. The algorithms themselves are tested far more
+ * thoroughly in userspace (tools/testing/unit); this proves the kernel
+ * build of them is wired up right. Process context, before registration.
+ */
+#define KLB_ST_N 5
+
+static bool __init klb_sched_selftest_one(u8 sched, struct list_head *list,
+					  struct klb_backend *be)
+{
+	static const u8 expect_wrr[KLB_ST_N] = { 1, 2, 3, 0, 0 };
+	struct klb_sched_table *t;
+	struct klb_flow flow = { .family = AF_INET };
+	struct klb_backend *p, *first;
+	u32 cnt[KLB_ST_N] = { 0 }, i, j;
+	bool ok = true;
+
+	t = klb_sched_table_build(sched, list);
+	if (IS_ERR(t))
+		return false;
+	rcu_read_lock();
+	for (i = 0; i < 600; i++) {
+		flow.saddr.ip = htonl(0x0a000000 + i % 50);
+		p = klb_sched_pick(t, &flow);
+		/* Only up backends with weight > 0 (indices 0..2). */
+		if (!p || p - be >= 3 || p < be) {
+			ok = false;
+			break;
+		}
+		cnt[p - be]++;
+		if (sched == KLB_SCHED_SH || sched == KLB_SCHED_MH) {
+			first = p;
+			for (j = 0; j < 3; j++)
+				ok &= klb_sched_pick(t, &flow) == first;
+		}
+	}
+	rcu_read_unlock();
+	if (sched == KLB_SCHED_WRR)
+		for (i = 0; i < KLB_ST_N; i++)
+			ok &= cnt[i] == 100 * expect_wrr[i];
+	if (sched == KLB_SCHED_RR)
+		for (i = 0; i < 3; i++)
+			ok &= cnt[i] == 200;
+	/* lc: backend 1 has the fewest active connections, stays the least. */
+	if (sched == KLB_SCHED_LC)
+		ok &= cnt[1] == 600;
+	klb_sched_table_free(t);
+	return ok;
+}
+
+bool __init klb_sched_selftest(void)
+{
+	static const u32 weights[KLB_ST_N] = { 1, 2, 3, 0, 4 };
+	struct klb_backend *be;
+	struct klb_sched_table *t;
+	LIST_HEAD(list);
+	bool ok = true;
+	u8 sched;
+	u32 i;
+
+	be = kcalloc(KLB_ST_N, sizeof(*be), GFP_KERNEL);
+	if (!be)
+		return false;
+	for (i = 0; i < KLB_ST_N; i++) {
+		be[i].family = AF_INET;
+		be[i].addr.ip = htonl(0xc0a80001 + i);
+		be[i].port = htons(80);
+		be[i].weight = weights[i];
+		/* The last one has a weight but is drained: not eligible. */
+		be[i].state = i == KLB_ST_N - 1 ? KLB_BACKEND_DRAIN :
+						  KLB_BACKEND_UP;
+		atomic_set(&be[i].active_conns, i == 1 ? 0 : 10);
+		/* Two references: one put too many is caught, not a free. */
+		kref_init(&be[i].ref);
+		kref_get(&be[i].ref);
+		list_add_tail(&be[i].pool_node, &list);
+	}
+	for (sched = 0; sched <= KLB_SCHED_MAX; sched++) {
+		if (!klb_sched_selftest_one(sched, &list, be)) {
+			pr_err("klb: sched self-test %s: FAIL\n",
+			       klb_sched_name(sched));
+			ok = false;
+		}
+	}
+
+	/* No eligible backend: a table that picks nothing. */
+	INIT_LIST_HEAD(&list);
+	t = klb_sched_table_build(KLB_SCHED_MH, &list);
+	ok &= !IS_ERR(t) && !klb_sched_pick(t, NULL);
+	klb_sched_table_free(t);
+
+	/* Every table dropped its references once its grace period ended. */
+	rcu_barrier();
+	for (i = 0; i < KLB_ST_N; i++)
+		ok &= kref_read(&be[i].ref) == 2;
+	kfree(be);
+	pr_info("klb: sched self-tests: %s\n", ok ? "pass" : "FAIL");
+	return ok;
+}
+#endif

@@ -131,7 +131,7 @@ klb_test_init() {
 	[ -f "$KLB_KO" ] || skip_all "$KLB_KO not built (make)"
 	[ -x "$KLBCTL" ] || skip_all "$KLBCTL not built (make)"
 	local c
-	for c in ip curl nginx "$PY" modinfo insmod rmmod; do
+	for c in ip curl nginx "$PY" jq socat insmod rmmod modinfo modprobe; do
 		command -v "$c" >/dev/null || skip_all "$c not installed"
 	done
 	if grep -q "^klb " /proc/modules; then
@@ -144,7 +144,11 @@ klb_test_init() {
 }
 
 klb_load() {
-	local out
+	local out d
+	# insmod does not load dependencies (nf_defrag_ipv4/6...): modprobe them
+	for d in $(modinfo -F depends "$KLB_KO" 2>/dev/null | tr ',' ' '); do
+		modprobe "$d" || diag "modprobe $d failed"
+	done
 	if ! out=$(insmod "$KLB_KO" "$@" 2>&1); then
 		diag "$out"
 		bail "insmod klb.ko"
@@ -172,6 +176,13 @@ lb() { ip netns exec "$NS_LB" "$@"; }
 be() { local n=$1; shift; ip netns exec "${NS_BE[n]}" "$@"; }
 # klbctl runs in the balancer namespace: klb's state is per netns.
 klbctl() { ip netns exec "$NS_LB" "$KLBCTL" "$@"; }
+
+# bg NS CMD...: run CMD in namespace NS in the background; its pid (the
+# command's own: ip netns exec execs it) in BG_PID
+bg() {
+	ip netns exec "$1" "${@:2}" &
+	BG_PID=$!
+}
 
 ns_add() {
 	ip netns add "$1" || bail "ip netns add $1"
@@ -224,11 +235,11 @@ topo_setup() {
 	wait_for "client reaches balancer over v6" cli busybox ping -6 -c1 -W1 $LB6
 }
 
-# wait_for DESC CMD...: poll CMD until it succeeds (KLB_WAIT seconds, 30), else bail
+# wait_for DESC CMD...: poll CMD until it succeeds (KLB_WAIT seconds, 60), else bail
 wait_for() {
 	local desc=$1 end out
 	shift
-	end=$((SECONDS + ${KLB_WAIT:-30}))
+	end=$((SECONDS + ${KLB_WAIT:-60}))
 	while :; do
 		out=$("$@" 2>&1) && return 0
 		[ $SECONDS -ge $end ] && break
@@ -273,6 +284,7 @@ nginx_start() {
 			uwsgi_temp_path $d/tmp/uwsgi;
 			scgi_temp_path $d/tmp/scgi;
 			keepalive_timeout 30;
+			client_header_timeout 300s;
 			default_type text/plain;
 			server {
 				listen 80 reuseport;
@@ -304,8 +316,15 @@ udp_start() {
 	local n=$1
 	be "$n" "$PY" "$SELFTESTS/klb_udp.py" serve --port $UDP_PORT --name "be$n" \
 		--pidfile "$TMPD/udp$n.pid" >"$TMPD/udp$n.log" 2>&1 &
-	wait_for "udp be$n ready" lb "$PY" "$SELFTESTS/klb_udp.py" query --addr "$(be4 "$n")" \
-		--port $UDP_PORT --count 1 --timeout 0.5
+	wait_for "udp be$n ready" udp_probe lb "$(be4 "$n")" $UDP_PORT "be$n"
+}
+
+# udp_probe NS_HELPER ADDR PORT WANT: one datagram (socat, connected socket:
+# an answer from another source address is not received), answer == WANT
+udp_probe() {
+	local out
+	out=$(echo x | "$1" socat -T2 - "UDP:$2:$3" 2>/dev/null)
+	[ "$out" = "$4" ]
 }
 
 backends_start() {
@@ -331,27 +350,63 @@ tally() { sort | uniq -c | awk '{print $2" "$1}'; }
 count_of() { awk -v n="$1" '$1 == n {print $2; f=1} END {if (!f) print 0}' <<<"$2"; }
 
 # ---- klb state ----------------------------------------------------------------
+# JSON is read with jq (Debian package jq, in tools/deps.sh).
 
-# jq_py EXPR: evaluate a Python expression over the JSON on stdin (as d)
-jq_py() { "$PY" -c "import json,sys; d=json.load(sys.stdin); r=($1); print(r if not isinstance(r,(dict,list)) else json.dumps(r))"; }
-
-# svc_stat SVC KEY: one counter of a service (KEY conns, pkts_in, ... or drops.no_backend)
+# svc_stat SVC KEY: one counter of a service (KEY conns, pkts_in, ..., drops.no_backend)
 svc_stat() {
-	klbctl -j -s service show | jq_py "[s for s in d if s['name']=='$1'][0]['stats']$(_keypath "$2")"
+	klbctl -j -s service show | jq -r --arg n "$1" ".[] | select(.name == \$n) | .stats.$2"
 }
 # be_stat POOL ADDR PORT KEY: one counter of a backend
 be_stat() {
-	klbctl -j -s pool show | jq_py "[b for p in d if p['name']=='$1' for b in p['backends'] if b['addr']=='$2' and b['port']==$3][0]['stats']$(_keypath "$4")"
+	klbctl -j -s pool show |
+		jq -r --arg n "$1" --arg a "$2" --argjson p "$3" \
+			".[] | select(.name == \$n) | .backends[] | select(.addr == \$a and .port == \$p) | .stats.$4"
 }
-_keypath() { local k out=; IFS=. read -ra k <<<"$1"; for x in "${k[@]}"; do out+="['$x']"; done; echo "$out"; }
-
-# conn_count [SVC]: lines of `klbctl -j conn show`
+# pool_stat POOL KEY: "ADDR VALUE" per backend of POOL
+pool_stat() {
+	klbctl -j -s pool show |
+		jq -r --arg n "$1" ".[] | select(.name == \$n) | .backends[] | \"\\(.addr) \\(.stats.$2)\""
+}
+# conn_count [SVC]: entries of `klbctl conn show` (of service SVC)
 conn_count() {
-	if [ -n "${1:-}" ]; then
-		klbctl -j conn show service "$1" | jq_py "len(d)"
-	else
-		klbctl -j conn show | jq_py "len(d)"
-	fi
+	klbctl -j conn show ${1:+service "$1"} | jq -r 'length'
+}
+# conn_backends [SVC]: the backend address of each connection, one a line
+conn_backends() {
+	klbctl -j conn show ${1:+service "$1"} | jq -r '.[].backend'
+}
+# be_name ADDR: "beN" for a backend address (v4 or v6)
+be_name() {
+	local i
+	for i in 1 2 3 4 5 6; do
+		[ "$1" = "$(be4 $i)" ] || [ "$1" = "$(be6 $i)" ] && { echo "be$i"; return; }
+	done
+	echo "?$1"
+}
+
+# ---- long-lived connections ---------------------------------------------------
+# hold_open ID ADDR PORT: from the client, open a TCP connection and keep it
+# idle (bash /dev/tcp) until hold_release ID, which then sends GET / on it
+# and prints the answer ("beN") or nothing if the connection is dead.
+hold_open() {
+	local f=$TMPD/hold$1
+	rm -f "$f".*
+	cli bash -c '
+		exec 3<>"/dev/tcp/$1/$2" || { echo fail >"$3.state"; exit 1; }
+		echo open >"$3.state"
+		while [ ! -e "$3.go" ]; do sleep 0.1; done
+		printf "GET /name HTTP/1.0\r\n\r\n" >&3 2>/dev/null
+		timeout "$(cat "$3.go")" cat <&3 >"$3.out" 2>/dev/null
+		echo done >"$3.state"' _ "$2" "$3" "$f" &
+	wait_for "connection $1 open" grep -q . "$f.state"
+	[ "$(cat "$f.state")" = open ] || bail "connection $1 to $2:$3"
+}
+# hold_release ID [TIMEOUT]: print the answer on connection ID
+hold_release() {
+	local f=$TMPD/hold$1
+	echo "${2:-10}" >"$f.go"
+	poll_until $((${2:-10} + 20)) grep -q done "$f.state"
+	grep -o '^be[0-9]*' "$f.out" 2>/dev/null
 }
 
 # basic_service [SCHED]: pool "web" with the NBE backends (weight 1), service

@@ -16,13 +16,16 @@
 
 /* Dumps are re-run this many times before giving up on a moving target. */
 #define DUMP_RETRIES	8
-/* Dump skbs are at most 32 KiB on current kernels; leave headroom. */
+/* Dump skbs are at most 32 KiB on current kernels; a do reply may be more. */
 #define RX_SIZE		(64 * 1024)
+/* Room for a big reply to queue up; the default 208 KiB drops it (ENOBUFS). */
+#define RCVBUF_SIZE	(4 * 1024 * 1024)
 
 static struct mnl_socket *sock;
 static uint16_t family_id;
 static uint32_t seq;
-static char rxbuf[RX_SIZE] __attribute__((aligned(NLMSG_ALIGNTO)));
+static char *rxbuf;
+static size_t rxsize;
 
 /* What the kernel said in an NLMSG_ERROR (or an erroring NLMSG_DONE). */
 struct nl_err {
@@ -316,6 +319,59 @@ static int report(const struct req *r, const struct nl_err *e)
 /* ------------------------------------------------------------- transport */
 
 /*
+ * The top-level attributes must cover the payload exactly. A kernel nest
+ * longer than 64 KiB wraps nla_len and would otherwise be read as fewer
+ * objects without a word.
+ */
+static bool attrs_tile(const struct nlmsghdr *m)
+{
+	const struct nlattr *a;
+	const char *end = mnl_nlmsg_get_payload_tail(m);
+
+	if (mnl_nlmsg_get_payload_len(m) < sizeof(struct genlmsghdr))
+		return false;
+	mnl_attr_for_each(a, m, sizeof(struct genlmsghdr))
+		if ((const char *)a + MNL_ALIGN(a->nla_len) >= end)
+			return (const char *)a + MNL_ALIGN(a->nla_len) == end;
+	return (const char *)a == end;
+}
+
+/*
+ * One datagram from the kernel into rxbuf, grown to fit: a do reply (one
+ * pool with all its backends) is not bounded by the dump skb size.
+ */
+static ssize_t receive(void)
+{
+	int fd = mnl_socket_get_fd(sock);
+	struct sockaddr_nl addr;
+	socklen_t alen;
+	ssize_t n;
+	char *p;
+
+	for (;;) {
+		n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
+		if (n < 0)
+			return n;
+		if ((size_t)n > rxsize || !rxbuf) {
+			size_t size = (size_t)n > RX_SIZE ? (size_t)n : RX_SIZE;
+
+			p = realloc(rxbuf, size);
+			if (!p) {
+				errno = ENOMEM;
+				return -1;
+			}
+			rxbuf = p;
+			rxsize = size;
+		}
+		alen = sizeof(addr);
+		n = recvfrom(fd, rxbuf, rxsize, 0, (struct sockaddr *)&addr, &alen);
+		/* Only the kernel (port 0) speaks for the family. */
+		if (n < 0 || addr.nl_pid == 0)
+			return n;
+	}
+}
+
+/*
  * Send nlh and read until its ACK or NLMSG_DONE. Returns 0, or -1 with *e
  * describing the failure (e->err is a positive errno).
  */
@@ -333,7 +389,7 @@ static int transact(struct nlmsghdr *nlh, uint16_t type, klb_cb_t cb,
 		return -1;
 	}
 	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(sock, rxbuf, sizeof(rxbuf));
+		ssize_t n = receive();
 		int len = (int)n;
 		struct nlmsghdr *m;
 
@@ -364,7 +420,9 @@ static int transact(struct nlmsghdr *nlh, uint16_t type, klb_cb_t cb,
 			}
 			if (m->nlmsg_type != type || !cb)
 				continue;
-			if (mnl_nlmsg_get_payload_len(m) < sizeof(struct genlmsghdr)) {
+			if (!attrs_tile(m)) {
+				snprintf(e->msg, sizeof(e->msg),
+					 "malformed reply from the kernel (an attribute over 64 KiB?)");
 				e->err = EPROTO;
 				return -1;
 			}
@@ -389,8 +447,8 @@ static int nl_open(void)
 	char buf[MNL_SOCKET_BUFFER_SIZE] __attribute__((aligned(NLMSG_ALIGNTO)));
 	struct genlmsghdr *genl;
 	struct nlmsghdr *nlh;
+	int one = 1, rcvbuf = RCVBUF_SIZE;
 	struct nl_err e;
-	int one = 1;
 	bool intr;
 
 	sock = mnl_socket_open(NETLINK_GENERIC);
@@ -405,6 +463,10 @@ static int nl_open(void)
 	/* Best effort: kernels without them just give plain errnos. */
 	mnl_socket_setsockopt(sock, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(sock, NETLINK_CAP_ACK, &one, sizeof(one));
+	if (setsockopt(mnl_socket_get_fd(sock), SOL_SOCKET, SO_RCVBUFFORCE,
+		       &rcvbuf, sizeof(rcvbuf)) < 0)
+		setsockopt(mnl_socket_get_fd(sock), SOL_SOCKET, SO_RCVBUF,
+			   &rcvbuf, sizeof(rcvbuf));
 	seq = (uint32_t)time(NULL);
 
 	nlh = mnl_nlmsg_put_header(buf);
@@ -432,6 +494,9 @@ void nl_close(void)
 	if (sock)
 		mnl_socket_close(sock);
 	sock = NULL;
+	free(rxbuf);
+	rxbuf = NULL;
+	rxsize = 0;
 	family_id = 0;
 }
 

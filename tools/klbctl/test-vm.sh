@@ -76,6 +76,9 @@ ip -n "$ns" link set lo up
 
 if ! [ -d /sys/module/klb ]; then
 	t 2 'Error: klb module not loaded (generic netlink family "klb" not found)' pool show
+	# insmod does not load what klb needs (nf_defrag_*): modprobe does.
+	deps=$(modinfo -F depends "$KO" | tr , ' ')
+	[ -z "$deps" ] || modprobe -a $deps
 	insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
 	loaded=1
 fi

@@ -1,0 +1,434 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""A tiny generic netlink client for the klb selftests: sends hand-crafted
+(malformed) requests to the "klb" family and checks what the kernel answers.
+
+  klb_nl.py cases [--save-cmd "klbctl save"] [--only SUBSTR]
+      run the built-in table of bad requests; for each print one line
+        PASS|FAIL <description> | errno NAME, extack "<message>"[, problem]
+      A case passes when the kernel refuses it with one of the expected errnos,
+      gives an extack message (where one is due), and the output of the save
+      command is byte-identical before and after. Exit 1 if any case failed.
+  klb_nl.py send CMD 'ATTRS'
+      send one request; ATTRS is a Python expression over the helpers below
+      (e.g. "[nest('A_POOL', [s('POOL_A_NAME', 'x'), u8('POOL_A_SCHED', 9)])]");
+      prints the errno and extack message.
+  klb_nl.py dump CMD
+      dump (NLM_F_DUMP) and print the number of messages received.
+
+Enum values are read from include/uapi/linux/klb.h (so a renumbering there
+does not break the test). Names: CMD_POOL_NEW, A_POOL, POOL_A_NAME, ... i.e.
+the header's names without the KLB_ prefix.
+"""
+import errno
+import os
+import re
+import socket
+import struct
+import subprocess
+import sys
+
+NETLINK_GENERIC = 16
+SOL_NETLINK = 270
+NETLINK_CAP_ACK = 10
+NETLINK_EXT_ACK = 11
+NLM_F_REQUEST = 0x1
+NLM_F_MULTI = 0x2
+NLM_F_ACK = 0x4
+NLM_F_DUMP = 0x300
+NLM_F_ACK_TLVS = 0x200
+NLMSG_ERROR = 2
+NLMSG_DONE = 3
+NLA_F_NESTED = 0x8000
+GENL_ID_CTRL = 0x10
+CTRL_CMD_GETFAMILY = 3
+CTRL_ATTR_FAMILY_ID = 1
+CTRL_ATTR_FAMILY_NAME = 2
+NLMSGERR_ATTR_MSG = 1
+NLMSGERR_ATTR_OFFS = 2
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HEADER = os.environ.get("KLB_UAPI", os.path.join(HERE, "..", "include", "uapi", "linux", "klb.h"))
+
+
+def load_enums(path):
+    """Map NAME (without KLB_) -> value for every enum in the header."""
+    text = open(path).read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    vals = {}
+    for body in re.findall(r"enum\s+\w+\s*\{(.*?)\}", text, flags=re.S):
+        v = -1
+        for item in body.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            if "=" in item:
+                name, expr = [x.strip() for x in item.split("=", 1)]
+                v = int(expr, 0) if re.match(r"^(0x)?[0-9a-fA-F]+$", expr) else vals[expr.replace("KLB_", "", 1)]
+            else:
+                name = item
+                v += 1
+            vals[name.replace("KLB_", "", 1)] = v
+    for name, val in re.findall(r"#define\s+KLB_(\w+)\s+(\d+)", text):
+        vals.setdefault(name, int(val))
+    for name, last in re.findall(r"#define\s+KLB_(\w+)\s+\(__KLB_(\w+)\s*-\s*1\)", text):
+        vals.setdefault(name, vals["__" + last] - 1)
+    return vals
+
+
+E = load_enums(HEADER)
+
+
+def _t(t):
+    return E[t] if isinstance(t, str) else t
+
+
+def attr(t, payload, nested=False):
+    t = _t(t) | (NLA_F_NESTED if nested else 0)
+    hdr = struct.pack("=HH", 4 + len(payload), t)
+    pad = b"\0" * ((4 - len(payload) % 4) % 4)
+    return hdr + payload + pad
+
+
+def s(t, v):
+    """NUL-terminated string"""
+    return attr(t, v.encode() + b"\0")
+
+
+def raw(t, b):
+    return attr(t, b)
+
+
+def u8(t, v):
+    return attr(t, struct.pack("=B", v))
+
+
+def u16(t, v):
+    return attr(t, struct.pack("=H", v))
+
+
+def u32(t, v):
+    return attr(t, struct.pack("=I", v))
+
+
+def u64(t, v):
+    return attr(t, struct.pack("=Q", v))
+
+
+def a4(t, a):
+    return attr(t, socket.inet_pton(socket.AF_INET, a))
+
+
+def a6(t, a):
+    return attr(t, socket.inet_pton(socket.AF_INET6, a))
+
+
+def nest(t, attrs, flag=True):
+    return attr(t, b"".join(attrs), nested=flag)
+
+
+class Genl:
+    def __init__(self, family="klb"):
+        self.sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+        self.sk.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        self.sk.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
+        self.sk.bind((0, 0))
+        self.seq = 1
+        self.fam = None
+        err, msg, replies = self.request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+                                         [s(CTRL_ATTR_FAMILY_NAME, family)], version=1)
+        if err:
+            raise OSError(err, "family %s: %s" % (family, msg))
+        for payload in replies:
+            for t, v in parse_attrs(payload[4:]):
+                if t == CTRL_ATTR_FAMILY_ID:
+                    self.fam = struct.unpack("=H", v[:2])[0]
+        if self.fam is None:
+            raise OSError(errno.ENOENT, "no family id")
+
+    def request(self, ftype, cmd, attrs, flags=NLM_F_ACK, version=None, raw_payload=None):
+        """Returns (errno (positive, 0 on success), extack message, [genl payloads])."""
+        ver = E.get("GENL_VERSION", 1) if version is None else version
+        payload = struct.pack("=BBH", cmd, ver, 0) + b"".join(attrs)
+        if raw_payload is not None:
+            payload = raw_payload
+        self.seq += 1
+        hdr = struct.pack("=IHHII", 16 + len(payload), ftype, NLM_F_REQUEST | flags, self.seq, 0)
+        self.sk.send(hdr + payload)
+        replies = []
+        while True:
+            data = self.sk.recv(1 << 20)
+            off = 0
+            while off + 16 <= len(data):
+                ln, typ, fl, seq, _ = struct.unpack_from("=IHHII", data, off)
+                body = data[off + 16: off + ln]
+                off += (ln + 3) & ~3
+                if seq != self.seq:
+                    continue
+                if typ == NLMSG_ERROR:
+                    err = -struct.unpack_from("=i", body)[0]
+                    msg = ""
+                    if fl & NLM_F_ACK_TLVS:
+                        # error code + original header (NETLINK_CAP_ACK: no payload)
+                        inner_len = struct.unpack_from("=I", body, 4)[0]
+                        tlv_off = 4 + (16 if fl & 0x100 else ((inner_len + 3) & ~3))
+                        for t, v in parse_attrs(body[tlv_off:]):
+                            if t == NLMSGERR_ATTR_MSG:
+                                msg = v.rstrip(b"\0").decode(errors="replace")
+                    return err, msg, replies
+                if typ == NLMSG_DONE:
+                    return 0, "", replies
+                replies.append(body)
+                if not (fl & NLM_F_MULTI) and not (flags & NLM_F_ACK):
+                    return 0, "", replies
+
+    def do(self, cmd, attrs, **kw):
+        return self.request(self.fam, _t(cmd), attrs, **kw)
+
+
+def parse_attrs(b):
+    out = []
+    off = 0
+    while off + 4 <= len(b):
+        ln, t = struct.unpack_from("=HH", b, off)
+        if ln < 4:
+            break
+        out.append((t & 0x3FFF, b[off + 4: off + ln]))
+        off += (ln + 3) & ~3
+    return out
+
+
+def ename(e):
+    return errno.errorcode.get(e, str(e)) if e else "0 (accepted)"
+
+
+# ---- the table of bad requests ------------------------------------------------
+# The configuration the shell test sets up before running these:
+#   pool web  (wrr) backends 10.0.1.11:80, 10.0.1.12:80; service web  10.0.100.1:80/tcp -> web
+#   pool web6 (rr)  backend  [fd01::11]:80;               service web6 [fd00:100::1]:80/tcp -> web6
+#   pool spare (rr) no backends, unused
+POL = "A_POOL"
+SVC = "A_SERVICE"
+INVAL = {"EINVAL", "ERANGE"}
+
+
+def pool(*attrs, flag=True):
+    return [nest(POL, list(attrs), flag)]
+
+
+def svc(*attrs, flag=True):
+    return [nest(SVC, list(attrs), flag)]
+
+
+def name(v):
+    return s("POOL_A_NAME", v)
+
+
+def be4(addr="10.0.1.13", port=80, *extra):
+    return nest("POOL_A_BACKEND", [a4("BACKEND_A_ADDR4", addr), u16("BACKEND_A_PORT", port)] + list(extra))
+
+
+def svc_ok(nm="new", vip="10.0.100.9", port=80, proto=6, mode=0, pl="spare", skip=()):
+    parts = {
+        "name": s("SERVICE_A_NAME", nm),
+        "addr": a4("SERVICE_A_ADDR4", vip) if ":" not in vip else a6("SERVICE_A_ADDR6", vip),
+        "port": u16("SERVICE_A_PORT", port),
+        "proto": u8("SERVICE_A_PROTO", proto),
+        "mode": u8("SERVICE_A_MODE", mode),
+        "pool": s("SERVICE_A_POOL", pl),
+    }
+    return [v for k, v in parts.items() if k not in skip]
+
+
+def cases():
+    c = []
+
+    def add(desc, cmd, attrs, expect, need_msg=True):
+        c.append((desc, cmd, attrs, set(expect), need_msg))
+
+    # missing attributes
+    add("pool new without KLB_A_POOL", "CMD_POOL_NEW", [], INVAL)
+    add("pool new without name", "CMD_POOL_NEW", pool(u8("POOL_A_SCHED", 1)), INVAL)
+    add("pool set without sched", "CMD_POOL_SET", pool(name("web")), INVAL)
+    add("pool del without name", "CMD_POOL_DEL", pool(), INVAL)
+    add("backend new without backend nest", "CMD_BACKEND_NEW", pool(name("spare")), INVAL)
+    add("backend new without address", "CMD_BACKEND_NEW",
+        pool(name("spare"), nest("POOL_A_BACKEND", [u16("BACKEND_A_PORT", 80)])), INVAL)
+    add("backend new without port", "CMD_BACKEND_NEW",
+        pool(name("spare"), nest("POOL_A_BACKEND", [a4("BACKEND_A_ADDR4", "10.0.1.13")])), INVAL)
+    add("backend new with both ADDR4 and ADDR6", "CMD_BACKEND_NEW",
+        pool(name("spare"), nest("POOL_A_BACKEND", [a4("BACKEND_A_ADDR4", "10.0.1.13"),
+                                                     a6("BACKEND_A_ADDR6", "fd01::13"),
+                                                     u16("BACKEND_A_PORT", 80)])), INVAL)
+    add("backend del without pool name", "CMD_BACKEND_DEL",
+        pool(nest("POOL_A_BACKEND", [a4("BACKEND_A_ADDR4", "10.0.1.11"), u16("BACKEND_A_PORT", 80)])), INVAL)
+    for missing in ("name", "addr", "port", "proto", "mode", "pool"):
+        add("service new without %s" % missing, "CMD_SERVICE_NEW", svc(*svc_ok(skip=(missing,))), INVAL)
+    add("service del without name", "CMD_SERVICE_DEL", svc(), INVAL)
+    add("service new with both ADDR4 and ADDR6", "CMD_SERVICE_NEW",
+        svc(*svc_ok(), a6("SERVICE_A_ADDR6", "fd00:100::9")), INVAL)
+    # wrong types and lengths
+    add("nest without NLA_F_NESTED", "CMD_POOL_NEW", pool(name("x1"), flag=False), INVAL)
+    add("name not NUL-terminated", "CMD_POOL_NEW", pool(raw("POOL_A_NAME", b"abcd")), INVAL)
+    add("name as u32", "CMD_POOL_NEW", pool(u32("POOL_A_NAME", 0x41414141)), INVAL)
+    add("empty name", "CMD_POOL_NEW", pool(name("")), INVAL)
+    add("sched as string", "CMD_POOL_NEW", pool(name("x2"), s("POOL_A_SCHED", "rr")), INVAL)
+    add("sched as u32", "CMD_POOL_NEW", pool(name("x3"), u32("POOL_A_SCHED", 0)), INVAL)
+    add("port as u32", "CMD_BACKEND_NEW",
+        pool(name("spare"), nest("POOL_A_BACKEND", [a4("BACKEND_A_ADDR4", "10.0.1.13"), u32("BACKEND_A_PORT", 80)])), INVAL)
+    add("port as u8", "CMD_BACKEND_NEW",
+        pool(name("spare"), nest("POOL_A_BACKEND", [a4("BACKEND_A_ADDR4", "10.0.1.13"), u8("BACKEND_A_PORT", 80)])), INVAL)
+    add("ADDR4 of 5 bytes", "CMD_BACKEND_NEW",
+        pool(name("spare"), nest("POOL_A_BACKEND", [raw("BACKEND_A_ADDR4", b"\x0a\0\x01\x0d\0"), u16("BACKEND_A_PORT", 80)])), INVAL)
+    add("ADDR4 of 3 bytes", "CMD_BACKEND_NEW",
+        pool(name("spare"), nest("POOL_A_BACKEND", [raw("BACKEND_A_ADDR4", b"\x0a\0\x01"), u16("BACKEND_A_PORT", 80)])), INVAL)
+    add("ADDR6 of 4 bytes", "CMD_BACKEND_NEW",
+        pool(name("spare"), nest("POOL_A_BACKEND", [raw("BACKEND_A_ADDR6", b"\xfd\x01\0\0"), u16("BACKEND_A_PORT", 80)])), INVAL)
+    add("weight as u16", "CMD_BACKEND_NEW", pool(name("spare"), be4("10.0.1.13", 80, u16("BACKEND_A_WEIGHT", 1))), INVAL)
+    add("service ADDR6 of 15 bytes", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(skip=("addr",)) + [raw("SERVICE_A_ADDR6", b"\xfd" * 15)])), INVAL)
+    add("service proto as u16", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(skip=("proto",)) + [u16("SERVICE_A_PROTO", 6)])), INVAL)
+    add("unknown top-level attribute", "CMD_POOL_NEW", pool(name("x4")) + [u32(E["A_MAX"] + 1, 1)], INVAL)
+    add("unknown pool attribute", "CMD_POOL_NEW", pool(name("x5"), u32(E["POOL_A_MAX"] + 1, 1)), INVAL)
+    add("unknown backend attribute", "CMD_BACKEND_NEW",
+        pool(name("spare"), be4("10.0.1.13", 80, u32(E["BACKEND_A_MAX"] + 1, 1))), INVAL)
+    add("unknown service attribute", "CMD_SERVICE_NEW", svc(*(svc_ok() + [u32(E["SERVICE_A_MAX"] + 1, 1)])), INVAL)
+    add("output-only attribute STATS in a request", "CMD_BACKEND_NEW",
+        pool(name("spare"), be4("10.0.1.13", 80, nest("BACKEND_A_STATS", [u64("STATS_A_CONNS", 1)]))), INVAL)
+    add("unknown command", 99, [], {"EOPNOTSUPP"}, need_msg=False)
+    # values out of range
+    add("unknown scheduler", "CMD_POOL_NEW", pool(name("x6"), u8("POOL_A_SCHED", E["SCHED_MAX"] + 1)), INVAL)
+    add("unknown scheduler 255 (set)", "CMD_POOL_SET", pool(name("web"), u8("POOL_A_SCHED", 255)), INVAL)
+    add("weight 65536", "CMD_BACKEND_NEW", pool(name("spare"), be4("10.0.1.13", 80, u32("BACKEND_A_WEIGHT", 65536))), INVAL)
+    add("weight 4294967295", "CMD_BACKEND_NEW",
+        pool(name("spare"), be4("10.0.1.13", 80, u32("BACKEND_A_WEIGHT", 4294967295))), INVAL)
+    add("weight 65536 (set)", "CMD_BACKEND_SET", pool(name("web"), be4("10.0.1.11", 80, u32("BACKEND_A_WEIGHT", 65536))), INVAL)
+    add("backend state 3", "CMD_BACKEND_SET",
+        pool(name("web"), be4("10.0.1.11", 80, u8("BACKEND_A_STATE", E["BACKEND_STATE_MAX"] + 1))), INVAL)
+    add("backend port 0", "CMD_BACKEND_NEW", pool(name("spare"), be4("10.0.1.13", 0)), INVAL)
+    add("service port 0", "CMD_SERVICE_NEW", svc(*svc_ok(port=0)), INVAL)
+    add("service proto 1 (icmp)", "CMD_SERVICE_NEW", svc(*svc_ok(proto=1)), INVAL | {"EPROTONOSUPPORT", "EOPNOTSUPP"})
+    add("service mode 1", "CMD_SERVICE_NEW", svc(*svc_ok(mode=E["MODE_MAX"] + 1)), INVAL | {"EOPNOTSUPP"})
+    add("name of 32 characters", "CMD_POOL_NEW", pool(name("a" * 32)), INVAL)
+    add("name of 100 characters", "CMD_POOL_NEW", pool(name("b" * 100)), INVAL)
+    add("service name of 33 characters", "CMD_SERVICE_NEW", svc(*svc_ok(nm="c" * 33)), INVAL)
+    for bad in ("a b", "a/b", "a\nb", "x\u00e9", "a:b", "-", ".."):
+        add("bad character in pool name %r" % bad, "CMD_POOL_NEW", pool(name(bad)),
+            INVAL if bad not in ("-", "..") else INVAL | {"ACCEPTED?"})
+    add("bad character in service name", "CMD_SERVICE_NEW", svc(*svc_ok(nm="web;rm")), INVAL)
+    # duplicates
+    add("duplicate pool", "CMD_POOL_NEW", pool(name("web")), {"EEXIST"})
+    add("duplicate backend", "CMD_BACKEND_NEW", pool(name("web"), be4("10.0.1.11", 80)), {"EEXIST"})
+    add("duplicate service name", "CMD_SERVICE_NEW", svc(*svc_ok(nm="web")), {"EEXIST"})
+    add("duplicate VIP", "CMD_SERVICE_NEW", svc(*svc_ok(nm="other", vip="10.0.100.1")), {"EEXIST", "EADDRINUSE"})
+    # unknown objects
+    add("backend into unknown pool", "CMD_BACKEND_NEW", pool(name("nope"), be4()), {"ENOENT"})
+    add("service with unknown pool", "CMD_SERVICE_NEW", svc(*svc_ok(pl="nope")), {"ENOENT"})
+    add("delete unknown pool", "CMD_POOL_DEL", pool(name("nope")), {"ENOENT"})
+    add("delete unknown backend", "CMD_BACKEND_DEL", pool(name("web"), be4("10.0.1.99", 80)), {"ENOENT"})
+    add("delete unknown service", "CMD_SERVICE_DEL", svc(s("SERVICE_A_NAME", "nope")), {"ENOENT"})
+    add("service set unknown pool", "CMD_SERVICE_SET", svc(s("SERVICE_A_NAME", "web"), s("SERVICE_A_POOL", "nope")), {"ENOENT"})
+    add("delete pool in use", "CMD_POOL_DEL", pool(name("web")), {"EBUSY"})
+    # mixed families
+    fam = INVAL | {"EAFNOSUPPORT", "EPFNOSUPPORT"}
+    add("v6 backend into pool of a v4 service", "CMD_BACKEND_NEW",
+        pool(name("web"), nest("POOL_A_BACKEND", [a6("BACKEND_A_ADDR6", "fd01::13"), u16("BACKEND_A_PORT", 80)])), fam)
+    add("v4 backend into pool of a v6 service", "CMD_BACKEND_NEW", pool(name("web6"), be4()), fam)
+    add("v4 service on a v6 pool", "CMD_SERVICE_NEW", svc(*svc_ok(pl="web6")), fam)
+    add("v6 service on a v4 pool", "CMD_SERVICE_NEW", svc(*svc_ok(vip="fd00:100::9", pl="web")), fam)
+    add("service set: v4 service to v6 pool", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), s("SERVICE_A_POOL", "web6")), fam)
+    # restore: all or nothing
+    cfg_pool = nest("CONFIG_A_POOL", [name("r1"), u8("POOL_A_SCHED", 0)])
+    add("restore: service referencing a missing pool", "CMD_RESTORE",
+        [nest("A_CONFIG", [cfg_pool, nest("CONFIG_A_SERVICE", svc_ok(nm="r", pl="missing"))])], {"ENOENT", "EINVAL"})
+    add("restore: duplicate pool", "CMD_RESTORE", [nest("A_CONFIG", [cfg_pool, cfg_pool])], {"EEXIST", "EINVAL"})
+    add("restore: duplicate backend", "CMD_RESTORE",
+        [nest("A_CONFIG", [nest("CONFIG_A_POOL", [name("r2"), nest("POOL_A_BACKENDS", [be4(), be4()])])])],
+        {"EEXIST", "EINVAL"})
+    add("restore: bad scheduler in the last pool", "CMD_RESTORE",
+        [nest("A_CONFIG", [cfg_pool, nest("CONFIG_A_POOL", [name("r3"), u8("POOL_A_SCHED", 200)])])], INVAL)
+    add("restore: unknown attribute", "CMD_RESTORE", [nest("A_CONFIG", [cfg_pool, u32(E["CONFIG_A_MAX"] + 1, 0)])], INVAL)
+    add("restore without KLB_A_CONFIG", "CMD_RESTORE", [], INVAL)
+    return c
+
+
+def run_cases(save_cmd, only):
+    g = Genl()
+    failed = 0
+
+    def save():
+        if not save_cmd:
+            return b""
+        r = subprocess.run(save_cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        return b"rc=%d\n" % r.returncode + r.stdout
+
+    before = save()
+    for desc, cmd, attrs, expect, need_msg in cases():
+        if only and only not in desc:
+            continue
+        err, msg, _ = g.do(cmd, attrs)
+        after = save()
+        name_ = errno.errorcode.get(err, "")
+        problems = []
+        if "ACCEPTED?" in expect:
+            # a name that may be legal ("-", ".."): accepted is fine, but then undo
+            if err == 0:
+                g.do("CMD_POOL_DEL", attrs)
+                after = save()
+            elif name_ not in expect:
+                problems.append("expected one of %s" % "/".join(sorted(expect - {"ACCEPTED?"})))
+        elif name_ not in expect:
+            problems.append("expected %s" % "/".join(sorted(expect)))
+        if err and need_msg and not msg:
+            problems.append("no extack message")
+        if after != before:
+            problems.append("state changed: save before %r after %r" % (before[:300], after[:300]))
+            before = after
+        line = "%s %s | errno %s, extack \"%s\"" % ("FAIL" if problems else "PASS", desc, ename(err), msg)
+        if problems:
+            line += ", " + "; ".join(problems)
+            failed += 1
+        print(line, flush=True)
+    return 1 if failed else 0
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 1
+    if sys.argv[1] == "cases":
+        save_cmd = None
+        only = None
+        args = sys.argv[2:]
+        while args:
+            if args[0] == "--save-cmd":
+                save_cmd = args[1]
+                args = args[2:]
+            elif args[0] == "--only":
+                only = args[1]
+                args = args[2:]
+            else:
+                print("unknown argument %s" % args[0])
+                return 1
+        return run_cases(save_cmd, only)
+    if sys.argv[1] == "send":
+        g = Genl()
+        cmd = sys.argv[2]
+        cmd = int(cmd) if cmd.isdigit() else cmd
+        attrs = eval(sys.argv[3], globals()) if len(sys.argv) > 3 else []
+        err, msg, _ = g.do(cmd, attrs)
+        print("errno %s, extack \"%s\"" % (ename(err), msg))
+        return 0 if err == 0 else 2
+    if sys.argv[1] == "dump":
+        g = Genl()
+        err, msg, rep = g.do(sys.argv[2], [], flags=NLM_F_DUMP)
+        print("errno %s, extack \"%s\", %d messages" % (ename(err), msg, len(rep)))
+        return 0 if err == 0 else 2
+    print(__doc__)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad input is refused and changes nothing. Each case: klbctl exits 2, its
+# message starts with "Error: ", and `klbctl save` is byte-identical before
+# and after. The kernel itself is probed with hand-made netlink messages
+# (klb_nl.py: missing attributes, wrong types and lengths, out-of-range
+# values, unknown attributes/commands) expecting the right errno and an
+# extack message. Finally an unprivileged caller is refused.
+#
+# Only the balancer namespace is needed (klb's state is per netns).
+source "$(dirname "$0")/lib.sh"
+klb_test_init "bad input: refused with a message, state intact"
+command -v setpriv >/dev/null || skip_all "setpriv (util-linux) not installed"
+
+ns_add "$NS_LB"
+klb_load
+
+# the configuration the cases run against (klb_nl.py's table assumes it)
+klbctl pool add web sched wrr &&
+	klbctl backend add web 10.0.1.11:80 weight 2 &&
+	klbctl backend add web 10.0.1.12:80 &&
+	klbctl pool add web6 sched rr &&
+	klbctl backend add web6 "[fd01::11]:80" &&
+	klbctl pool add spare sched rr &&
+	klbctl service add web vip $VIP4:80 proto tcp mode nat pool web &&
+	klbctl service add web6 vip "[$VIP6]:80" proto tcp mode nat pool web6 ||
+	bail "setting up the base configuration"
+base=$(klbctl save)
+diag "base configuration:"
+diag "$base"
+[ -n "$base" ] || bail "klbctl save prints nothing"
+
+# refused DESC ARGS...: exit 2, "Error: " message, configuration unchanged
+refused() {
+	local desc=$1 rc out after
+	shift
+	out=$(klbctl "$@" 2>&1)
+	rc=$?
+	after=$(klbctl save)
+	if [ $rc -eq 2 ] && [[ "$out" == Error:\ * ]] && [ "$after" = "$base" ]; then
+		ok "$desc: exit 2, ${out%%$'\n'*}"
+	else
+		fail "$desc"
+		diag "klbctl $* -> exit $rc (want 2)"
+		diag "output: $out"
+		[ "$after" = "$base" ] || diag "configuration changed: $(diff <(echo "$base") <(echo "$after"))"
+		base=$after
+	fi
+}
+
+refused "unknown scheduler" pool add x sched foo
+refused "unknown scheduler (set)" pool set web sched bogus
+refused "weight 65536" backend add web 10.0.1.13:80 weight 65536
+refused "weight 4294967295" backend add web 10.0.1.13:80 weight 4294967295
+refused "weight 65536 (set)" backend set web 10.0.1.11:80 weight 65536
+refused "pool name of 32 characters" pool add "$(printf 'p%.0s' $(seq 32))"
+refused "pool name of 40 characters" pool add "$(printf 'q%.0s' $(seq 40))"
+refused "service name of 33 characters" service add "$(printf 's%.0s' $(seq 33))" vip 10.0.100.9:80 proto tcp mode nat pool spare
+refused "pool name with a space" pool add "a b"
+refused "pool name with a slash" pool add "a/b"
+refused "pool name with a colon" pool add "a:b"
+refused "service name with ;" service add "x;y" vip 10.0.100.9:80 proto tcp mode nat pool spare
+refused "duplicate pool" pool add web
+refused "duplicate backend" backend add web 10.0.1.11:80
+refused "duplicate service name" service add web vip 10.0.100.9:80 proto tcp mode nat pool spare
+refused "duplicate VIP" service add other vip $VIP4:80 proto tcp mode nat pool spare
+refused "backend into unknown pool" backend add nope 10.0.1.13:80
+refused "service with unknown pool" service add s2 vip 10.0.100.9:80 proto tcp mode nat pool nope
+refused "service set unknown pool" service set web pool nope
+refused "delete unknown pool" pool del nope
+refused "delete unknown backend" backend del web 10.0.1.99:80
+refused "delete unknown service" service del nope
+refused "delete a pool in use" pool del web
+refused "v6 backend into the pool of a v4 service" backend add web "[fd01::13]:80"
+refused "v4 backend into the pool of a v6 service" backend add web6 10.0.1.13:80
+refused "v4 service on a v6 pool" service add s3 vip 10.0.100.9:80 proto tcp mode nat pool web6
+refused "v6 service on a v4 pool" service add s4 vip "[fd00:100::9]:80" proto tcp mode nat pool web
+refused "service set: v4 service to a v6 pool" service set web pool web6
+refused "backend port 0" backend add spare 10.0.1.13:0
+refused "service port 0" service add s5 vip 10.0.100.9:0 proto tcp mode nat pool spare
+
+# the kernel itself, with hand-made messages
+nl_out=$(lb "$PY" "$SELFTESTS/klb_nl.py" cases --save-cmd "$KLBCTL save" 2>&1)
+nl_rc=$?
+while IFS= read -r line; do
+	case "$line" in
+	PASS\ *) ok "netlink: ${line#PASS }" ;;
+	FAIL\ *) fail "netlink: ${line#FAIL }" ;;
+	*) diag "klb_nl.py: $line" ;;
+	esac
+done <<<"$nl_out"
+[ $nl_rc -eq 0 ] || [ -n "$(grep '^FAIL' <<<"$nl_out")" ] || fail "klb_nl.py exited $nl_rc"
+check_eq "configuration intact after the raw netlink cases" "$(klbctl save)" "$base"
+
+# an unprivileged caller (uid 65534, no capabilities)
+unpriv() { lb setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$KLBCTL" "$@"; }
+for args in "pool add x" "pool del spare" "backend add spare 10.0.1.13:80" \
+	"backend set web 10.0.1.11:80 weight 5" "service del web" "flush"; do
+	out=$(unpriv $args 2>&1)
+	rc=$?
+	if [ $rc -eq 2 ] && [[ "$out" == Error:\ * ]] && grep -qiE 'permi|not permitted|EPERM' <<<"$out"; then
+		ok "unprivileged '$args': exit 2, $out"
+	else
+		fail "unprivileged '$args' refused with a permission message"
+		diag "exit $rc: $out"
+	fi
+done
+out=$(echo "pool add zz" | unpriv restore 2>&1)
+rc=$?
+if [ $rc -eq 2 ] && grep -qiE 'permi' <<<"$out"; then ok "unprivileged restore: exit 2"; else fail "unprivileged restore refused"; diag "exit $rc: $out"; fi
+check_eq "configuration intact after the unprivileged attempts" "$(klbctl save)" "$base"
+out=$(unpriv pool show 2>&1)
+diag "unprivileged 'pool show' (reading, allowed or not): exit $?, $(head -c 200 <<<"$out")"
+
+check "klbctl flush" klbctl flush
+check_eq "save after flush is empty" "$(klbctl save | grep -cvE '^(#|$)')" 0
