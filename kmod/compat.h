@@ -67,7 +67,7 @@ static inline struct ctl_table_header *
 klb_register_net_sysctl(struct net *net, const char *path,
 			struct ctl_table *table, size_t n)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
 	return register_net_sysctl_sz(net, path, table, n);
 #else
 	return register_net_sysctl(net, path, table);
@@ -81,7 +81,7 @@ klb_register_net_sysctl(struct net *net, const char *path,
 #endif
 
 /* The parsed request of a dump moved into a struct genl_info in 6.6. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
 #define klb_genl_dump_attrs(cb)	(genl_info_dump(cb)->attrs)
 #else
 #define klb_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)

@@ -39,10 +39,11 @@ round "nf_conntrack loaded, no user"
 
 # Make conntrack really track in the balancer netns: an nft rule matching on
 # ct state registers the conntrack hooks there.
-if command -v nft >/dev/null &&
-	lb nft -f - <<-EOF
+if ! command -v nft >/dev/null; then
+	skip "conntrack tracking in the balancer" "nft not installed"
+elif lb nft -f - <<-EOF
 		table inet klbtest {
-			chain fwd {
+			chain ctfwd {
 				type filter hook forward priority 0; policy accept;
 				ct state new counter
 				ct state established counter
@@ -52,11 +53,11 @@ if command -v nft >/dev/null &&
 	EOF
 then
 	round "conntrack tracking in the balancer (nft ct rules)"
-	diag "$(lb nft list chain inet klbtest fwd | grep counter)"
-	new=$(lb nft list chain inet klbtest fwd | awk '/ct state new/ {for (i=1;i<=NF;i++) if ($i=="packets") print $(i+1)}')
+	diag "$(lb nft list chain inet klbtest ctfwd | grep counter)"
+	new=$(lb nft list chain inet klbtest ctfwd | awk '/ct state new/ {for (i=1;i<=NF;i++) if ($i=="packets") print $(i+1)}')
 	check_range "conntrack saw the forwarded flows (ct state new packets)" "$new" 1 1000000
 else
-	skip "conntrack tracking in the balancer" "nft not available"
+	fail "nft ct rules in the balancer"
 fi
 
 check "klbctl flush" klbctl flush
