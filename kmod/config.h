@@ -113,7 +113,6 @@ void klb_services_destroy(struct klb_net *kn, struct list_head *services,
 int klb_hooks_sync(struct klb_net *kn, u32 nservices);
 
 /* restore.c */
-void klb_config_flush(struct klb_net *kn);
 void klb_config_net_exit(struct klb_net *kn);
 
 #endif /* _KLB_CONFIG_H */

@@ -92,26 +92,6 @@ static inline void klb_stats_packet(struct klb_pcpu_stats __percpu *stats,
 	u64_stats_update_end(&s->syncp);
 }
 
-/*
- * Same for an skb that stands for @pkts packets on the wire (a GSO
- * super-packet), so counters do not depend on offload settings.
- */
-static inline void klb_stats_packets(struct klb_pcpu_stats __percpu *stats,
-				     bool reply, u32 pkts, u64 bytes)
-{
-	struct klb_pcpu_stats *s = this_cpu_ptr(stats);
-
-	u64_stats_update_begin(&s->syncp);
-	if (reply) {
-		u64_stats_add(&s->pkts_out, pkts);
-		u64_stats_add(&s->bytes_out, bytes);
-	} else {
-		u64_stats_add(&s->pkts_in, pkts);
-		u64_stats_add(&s->bytes_in, bytes);
-	}
-	u64_stats_update_end(&s->syncp);
-}
-
 static inline void klb_stats_conn(struct klb_pcpu_stats __percpu *stats)
 {
 	struct klb_pcpu_stats *s = this_cpu_ptr(stats);

@@ -189,25 +189,3 @@ int klb_nat_rewrite(struct sk_buff *skb, const struct klb_pkt *p, bool src,
 	*portp = port;
 	return 0;
 }
-
-void klb_pkt_wire_len(const struct sk_buff *skb, const struct klb_pkt *p,
-		      u32 *pkts, u64 *bytes)
-{
-	unsigned int len = skb->len - p->nhoff;
-	unsigned int hdr, segs;
-
-	*pkts = 1;
-	*bytes = len;
-	if (!skb_is_gso(skb))
-		return;
-
-	/* Each segment repeats the headers up to the L4 payload. */
-	hdr = p->l4off - p->nhoff + p->l4hlen;
-	segs = skb_shinfo(skb)->gso_segs;
-	if (!segs && skb_shinfo(skb)->gso_size && len > hdr)
-		segs = DIV_ROUND_UP(len - hdr, skb_shinfo(skb)->gso_size);
-	if (segs > 1) {
-		*pkts = segs;
-		*bytes += (u64)(segs - 1) * hdr;
-	}
-}

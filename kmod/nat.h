@@ -39,27 +39,26 @@ enum klb_parse klb_pkt_parse(struct sk_buff *skb, u16 family,
 int klb_nat_rewrite(struct sk_buff *skb, const struct klb_pkt *p, bool src,
 		    const union nf_inet_addr *addr, __be16 port);
 
-/* L3 packets and bytes this skb stands for on the wire (GSO aware). */
-void klb_pkt_wire_len(const struct sk_buff *skb, const struct klb_pkt *p,
-		      u32 *pkts, u64 *bytes);
-
 /* icmp.c: translate an ICMP error that belongs to a connection. */
 unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
 			      const struct klb_pkt *p);
 unsigned int klb_icmp_reply(struct klb_net *kn, struct sk_buff *skb,
 			    const struct klb_pkt *p);
 
-/* Count a translated packet on its service and backend. */
+/*
+ * Count a translated packet on its service and backend: one per skb and
+ * its L3 length, as netfilter counters (nft, iptables) and IPVS count, so
+ * that both ends of a connection can be compared with them; a GSO
+ * super-packet counts once.
+ */
 static inline void klb_conn_account(const struct klb_conn *c,
 				    const struct sk_buff *skb,
 				    const struct klb_pkt *p, bool reply)
 {
-	u64 bytes;
-	u32 pkts;
+	unsigned int len = skb->len - p->nhoff;
 
-	klb_pkt_wire_len(skb, p, &pkts, &bytes);
-	klb_stats_packets(c->svc->stats, reply, pkts, bytes);
-	klb_stats_packets(c->be->stats, reply, pkts, bytes);
+	klb_stats_packet(c->svc->stats, reply, len);
+	klb_stats_packet(c->be->stats, reply, len);
 }
 
 #endif /* _KLB_NAT_H */

@@ -36,7 +36,7 @@ static void klb_config_clear(struct klb_net *kn, bool live)
 	kn->npools = 0;
 }
 
-void klb_config_flush(struct klb_net *kn)
+static void klb_config_flush(struct klb_net *kn)
 {
 	klb_config_clear(kn, true);
 	klb_hooks_sync(kn, 0);

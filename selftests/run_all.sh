@@ -22,11 +22,17 @@ if [ $# -gt 0 ]; then
 		tests+=("${t%.sh}.sh")
 	done
 else
+	tests=()
 	read -ra tests < <(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$here/Makefile" |
 		sed -n 's/^TEST_PROGS[[:space:]]*:*=[[:space:]]*//p')
 fi
 
 echo "TAP version 13"
+if [ ${#tests[@]} -eq 0 ]; then
+	echo "1..0 # no tests found in $here/Makefile"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
 echo "1..${#tests[@]}"
 pass=0 failed=0 skipped=0 n=0
 start_all=$SECONDS

@@ -23,7 +23,7 @@ done
 source "$(dirname "$0")/../../selftests/lib.sh"
 exec {_tap_fd}>/dev/null	# the library's TAP lines are not for the demo
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+say() { printf '\n== %s\n' "$*"; }
 run() { printf '  $ %s\n' "$*"; "$@" 2>&1 | sed 's/^/    /'; return "${PIPESTATUS[0]}"; }
 k() { run ip netns exec "$NS_LB" klbctl "$@"; }
 cleanup() {

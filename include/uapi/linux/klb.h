@@ -12,13 +12,15 @@
  *   service  virtual address:port + protocol + mode, steering to a pool
  *
  * Commands (request attributes -> reply)
- *   KLB_CMD_POOL_NEW      KLB_A_POOL{NAME, [SCHED]}
+ *   KLB_CMD_POOL_NEW      KLB_A_POOL{NAME, [SCHED], [BACKENDS]}
  *   KLB_CMD_POOL_SET      KLB_A_POOL{NAME, SCHED}
  *   KLB_CMD_POOL_DEL      KLB_A_POOL{NAME}           (-EBUSY while a service uses it)
  *   KLB_CMD_POOL_GET      do:   KLB_A_POOL{NAME} -> one pool
- *                         dump: all pools. A pool with many backends may be
- *                         split over several messages carrying the same
- *                         NAME; userspace concatenates their BACKENDS.
+ *                         dump: all pools, or only KLB_A_POOL{NAME}. A pool
+ *                         with many backends may be split over several
+ *                         messages carrying the same NAME; userspace
+ *                         concatenates their BACKENDS. (A do reply is one
+ *                         message: -EMSGSIZE for a pool too big for it.)
  *   KLB_CMD_BACKEND_NEW   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT, [WEIGHT], [STATE]}}
  *   KLB_CMD_BACKEND_SET   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT, [WEIGHT], [STATE]}}
  *   KLB_CMD_BACKEND_DEL   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT}}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The only header the pure L7 parsers in kmod/l7/ include besides their
+ * own. Same contract as kmod/sched/pure.h: <linux/types.h> in the kernel,
+ * tools/testing/unit/klb_userspace.h in userspace builds (-DKLB_USERSPACE)
+ * so unit tests and libFuzzer run the very same files. No allocation, no
+ * locking, no library calls: everything here works on caller memory.
+ */
+#ifndef _KLB_L7_PURE_H
+#define _KLB_L7_PURE_H
+
+#ifdef KLB_USERSPACE
+#include <klb_userspace.h>
+#else
+#include <linux/types.h>
+#include <linux/compiler.h>
+#endif
+
+/* ASCII helpers shared by the parsers; tiny, so static inline. */
+static inline u8 klb_l7_lower(u8 c)
+{
+	return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
+
+/* RFC 9110 tchar: the bytes a token (method, field name) may hold. */
+static inline bool klb_l7_tchar(u8 c)
+{
+	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z'))
+		return true;
+	switch (c) {
+	case '!': case '#': case '$': case '%': case '&': case '\'':
+	case '*': case '+': case '-': case '.': case '^': case '_':
+	case '`': case '|': case '~':
+		return true;
+	}
+	return false;
+}
+
+/* Case-insensitive equality of two byte strings of known lengths. */
+static inline bool klb_l7_ieq(const u8 *a, u32 alen, const u8 *b, u32 blen)
+{
+	u32 i;
+
+	if (alen != blen)
+		return false;
+	for (i = 0; i < alen; i++)
+		if (klb_l7_lower(a[i]) != klb_l7_lower(b[i]))
+			return false;
+	return true;
+}
+
+#endif /* _KLB_L7_PURE_H */
