@@ -68,8 +68,9 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 
 	c = klb_conn_new(kn, svc, be, p->family, p->proto, &p->tuple);
 	if (IS_ERR(c)) {
-		klb_drop_count(svc, PTR_ERR(c) == -ENOSPC ?
-				    KLB_DROP_TABLE_FULL : KLB_DROP_NO_BACKEND);
+		/* -EADDRINUSE: this backend cannot take this client port. */
+		klb_drop_count(svc, PTR_ERR(c) == -EADDRINUSE ?
+				    KLB_DROP_NO_BACKEND : KLB_DROP_TABLE_FULL);
 		return NULL;
 	}
 	return c;
@@ -124,7 +125,7 @@ static unsigned int klb_request(struct sk_buff *skb,
 	struct klb_service *svc;
 	unsigned int verdict;
 
-	/* Also keeps per-CPU counters safe when LOCAL_OUT runs in process context. */
+	/* LOCAL_OUT may run in process context: keep per-CPU counters safe. */
 	local_bh_disable();
 	if (p->proto == IPPROTO_ICMP || p->proto == IPPROTO_ICMPV6) {
 		verdict = klb_icmp_request(kn, skb, p);

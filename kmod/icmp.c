@@ -197,12 +197,12 @@ static void klb_icmp_set_quote(struct sk_buff *skb,
 		ap = (src ? &ip6h->saddr : &ip6h->daddr)->s6_addr32;
 	}
 	if (check) {
-		klb_csum_addr(check, family, ap, addr->all);
+		klb_csum_addr(check, family, ap, addr->ip6);
 		csum_replace2(check, *portp, port);
 		if (q->proto == IPPROTO_UDP && !*check)
 			*check = CSUM_MANGLED_0;
 	}
-	memcpy(ap, addr->all, family == AF_INET ? 4 : 16);
+	memcpy(ap, addr->ip6, family == AF_INET ? 4 : 16);
 	*portp = port;
 }
 

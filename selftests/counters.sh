@@ -81,12 +81,13 @@ check_eq "service pkts_out == packets the client got from the VIP" "$(svc_stat w
 check_eq "service bytes_out == L3 bytes the client got from the VIP" "$(svc_stat web bytes_out)" "$cb_in"
 
 sp_in=0 sb_in=0 sp_out=0 sb_out=0
+pools=$(klbctl -j -s pool show)
 for i in 1 2 3; do
 	read -r p_in b_in < <(nft_ctr be $i in)
 	read -r p_out b_out < <(nft_ctr be $i out)
 	sp_in=$((sp_in + p_in)) sb_in=$((sb_in + b_in)) sp_out=$((sp_out + p_out)) sb_out=$((sb_out + b_out))
-	a=$(be4 $i)
-	got="$(be_stat web "$a" 80 pkts_in) $(be_stat web "$a" 80 bytes_in) $(be_stat web "$a" 80 pkts_out) $(be_stat web "$a" 80 bytes_out)"
+	got=$(jq -r --arg a "$(be4 $i)" '.[] | select(.name == "web") | .backends[] | select(.addr == $a) |
+		"\(.stats.pkts_in) \(.stats.bytes_in) \(.stats.pkts_out) \(.stats.bytes_out)"' <<<"$pools")
 	check_eq "be$i counters (pkts_in bytes_in pkts_out bytes_out) == its nft counters" "$got" "$p_in $b_in $p_out $b_out"
 done
 check_eq "backends received what the client sent (pkts bytes)" "$sp_in $sb_in" "$cp_out $cb_out"

@@ -370,7 +370,8 @@ def run_cases(save_cmd, only):
             continue
         err, msg, _ = g.do(cmd, attrs)
         after = save()
-        name_ = errno.errorcode.get(err, "")
+        # by number: ENOTSUP == EOPNOTSUPP on Linux
+        name_ = next((n for n in expect if getattr(errno, n, None) == err), errno.errorcode.get(err, ""))
         problems = []
         if "ACCEPTED?" in expect:
             # a name that may be legal ("-", ".."): accepted is fine, but then undo

@@ -190,44 +190,50 @@ ns_add() {
 	ip -n "$1" link set lo up
 }
 
-# topo_setup [NBACKENDS]: the diagram above, with NBACKENDS (default 3) backends
+# topo_setup [NBACKENDS]: the diagram above, with NBACKENDS (default 3)
+# backends. Batched (ip -batch): every process start is slow under emulation.
 topo_setup() {
 	local i ns
 	NBE=${1:-3}
-	ns_add "$NS_CLI"
-	ns_add "$NS_LB"
-	for i in $(seq 1 "$NBE"); do ns_add "${NS_BE[i]}"; done
-
-	ip -n "$NS_CLI" link add eth0 type veth peer name cli0 netns "$NS_LB" || bail "veth client"
-	ip -n "$NS_CLI" addr add $CLI4/24 dev eth0
-	ip -n "$NS_CLI" addr add $CLI4B/24 dev eth0
-	ip -n "$NS_CLI" addr add $CLI6/64 dev eth0 nodad
-	ip -n "$NS_CLI" addr add $CLI6B/64 dev eth0 nodad
-	ip -n "$NS_CLI" link set eth0 up
-	ip -n "$NS_CLI" route add default via $LB4
-	ip -n "$NS_CLI" -6 route add default via $LB6
-
-	ip -n "$NS_LB" addr add $LB4/24 dev cli0
-	ip -n "$NS_LB" addr add $LB6/64 dev cli0 nodad
-	ip -n "$NS_LB" link set cli0 up
-	ip -n "$NS_LB" link add br0 type bridge || bail "bridge (modprobe bridge?)"
-	ip -n "$NS_LB" addr add $LBBE4/24 dev br0
-	ip -n "$NS_LB" addr add $LBBE6/64 dev br0 nodad
-	ip -n "$NS_LB" link set br0 up
-	lb sysctl -qw net.ipv4.ip_forward=1
-	lb sysctl -qw net.ipv6.conf.all.forwarding=1
-
-	for i in $(seq 1 "$NBE"); do
-		ns=${NS_BE[i]}
-		ip -n "$ns" link add eth0 type veth peer name be$i netns "$NS_LB" || bail "veth be$i"
-		ip -n "$NS_LB" link set be$i master br0
-		ip -n "$NS_LB" link set be$i up
-		ip -n "$ns" addr add "$(be4 "$i")/24" dev eth0
-		ip -n "$ns" addr add "$(be6 "$i")/64" dev eth0 nodad
-		ip -n "$ns" link set eth0 up
-		ip -n "$ns" route add default via $LBBE4
-		ip -n "$ns" -6 route add default via $LBBE6
+	for ns in "$NS_CLI" "$NS_LB" $(for i in $(seq 1 "$NBE"); do echo "${NS_BE[i]}"; done); do
+		ns_add "$ns"
 	done
+	ip -n "$NS_LB" -b - <<-EOF || bail "balancer setup"
+		link add br0 type bridge
+		addr add $LBBE4/24 dev br0
+		addr add $LBBE6/64 dev br0 nodad
+		link set br0 up
+	EOF
+	ip -n "$NS_CLI" -b - <<-EOF || bail "client setup"
+		link add eth0 type veth peer name cli0 netns $NS_LB
+		addr add $CLI4/24 dev eth0
+		addr add $CLI4B/24 dev eth0
+		addr add $CLI6/64 dev eth0 nodad
+		addr add $CLI6B/64 dev eth0 nodad
+		link set eth0 up
+		route add default via $LB4
+		route add default via $LB6
+	EOF
+	for i in $(seq 1 "$NBE"); do
+		ip -n "${NS_BE[i]}" -b - <<-EOF || bail "backend $i setup"
+			link add eth0 type veth peer name be$i netns $NS_LB
+			addr add $(be4 "$i")/24 dev eth0
+			addr add $(be6 "$i")/64 dev eth0 nodad
+			link set eth0 up
+			route add default via $LBBE4
+			route add default via $LBBE6
+		EOF
+	done
+	{
+		echo "addr add $LB4/24 dev cli0"
+		echo "addr add $LB6/64 dev cli0 nodad"
+		echo "link set cli0 up"
+		for i in $(seq 1 "$NBE"); do
+			echo "link set be$i master br0"
+			echo "link set be$i up"
+		done
+	} | ip -n "$NS_LB" -b - || bail "balancer ports"
+	lb sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 	# Without STP a bridge port forwards at once; still, wait for the links.
 	wait_for "balancer reaches be$NBE" lb busybox ping -c1 -W1 "$(be4 "$NBE")"
 	wait_for "balancer reaches be$NBE over v6" lb busybox ping -6 -c1 -W1 "$(be6 "$NBE")"

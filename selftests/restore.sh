@@ -104,8 +104,9 @@ pool add x1 sched wrr"
 bad_file "duplicate service VIP" 2 "$good
 service add s1 vip 10.0.100.7:80 proto tcp mode nat pool x1
 service add s2 vip 10.0.100.7:80 proto tcp mode nat pool x1"
-bad_file "mixed families" 2 "$good
-backend add x1 [fd01::11]:80 weight 1"
+bad_file "mixed families (v6 backend in the pool of a v4 service)" 2 "$good
+backend add x1 [fd01::11]:80 weight 1
+service add s1 vip 10.0.100.7:80 proto tcp mode nat pool x1"
 bad_file "v6 service on a v4 pool" 2 "$good
 service add s1 vip [fd00:100::7]:80 proto tcp mode nat pool x1"
 r=$(http_n 6 "http://$VIP4/" | tally)

@@ -17,24 +17,33 @@ topo_setup
 backends_start
 basic_service rr
 
+# vals [HELPER]: every knob's value, in one process
+vals() { "$@" sh -c 'for k in '"$knobs"'; do cat /proc/sys/net/klb/$k 2>/dev/null || echo missing; done' | tr '\n' ' '; }
+init_vals=$(vals)
+lb_vals=$(vals lb)
+cli_vals=$(vals cli)
+i=0
 for k in $knobs; do
-	[ -e /proc/sys/net/klb/$k ] && lb test -e /proc/sys/net/klb/$k && cli test -e /proc/sys/net/klb/$k ||
-		{ fail "net.klb.$k exists in every netns"; continue; }
-	ok "net.klb.$k exists in every netns ($(cat /proc/sys/net/klb/$k))"
+	i=$((i + 1))
+	v=$(echo $init_vals | cut -d' ' -f$i)
+	if [ "$v" != missing ] && [ "$(echo $lb_vals | cut -d' ' -f$i)" != missing ] &&
+		[ "$(echo $cli_vals | cut -d' ' -f$i)" != missing ]; then
+		ok "net.klb.$k exists in every netns ($v)"
+	else
+		fail "net.klb.$k exists in every netns"
+	fi
 done
 check_eq "expire_nodest_conn defaults to 0" "$(lb sysctl -n net.klb.expire_nodest_conn)" 0
 check_range "conn_max default is sane" "$(lb sysctl -n net.klb.conn_max)" 1024 1000000000
 
-init_vals=$(for k in $knobs; do cat /proc/sys/net/klb/$k; done | tr '\n' ' ')
-cli_vals=$(for k in $knobs; do cli cat /proc/sys/net/klb/$k; done | tr '\n' ' ')
 check "lb: sysctl -w conn_max=1000 udp_timeout=7 expire_nodest_conn=1" \
 	lb sysctl -qw net.klb.conn_max=1000 net.klb.udp_timeout=7 net.klb.expire_nodest_conn=1
 check_eq "lb: values set" "$(lb sysctl -n net.klb.conn_max net.klb.udp_timeout net.klb.expire_nodest_conn | tr '\n' ' ')" "1000 7 1 "
-check_eq "client netns unchanged" "$(for k in $knobs; do cli cat /proc/sys/net/klb/$k; done | tr '\n' ' ')" "$cli_vals"
-check_eq "initial netns unchanged" "$(for k in $knobs; do cat /proc/sys/net/klb/$k; done | tr '\n' ' ')" "$init_vals"
+check_eq "client netns unchanged" "$(vals cli)" "$cli_vals"
+check_eq "initial netns unchanged" "$(vals)" "$init_vals"
 ns_add "klb-new-$KLB_SUF"
 check_eq "a new netns starts from the defaults" \
-	"$(for k in $knobs; do ip netns exec "klb-new-$KLB_SUF" cat /proc/sys/net/klb/$k; done | tr '\n' ' ')" "$init_vals"
+	"$(vals ip netns exec "klb-new-$KLB_SUF")" "$init_vals"
 ip netns del "klb-new-$KLB_SUF"
 
 # refused KNOB VALUE: the write fails and the value stays

@@ -153,7 +153,7 @@ static u8 method_id(const u8 *p, u32 len)
 	u8 i;
 
 	/* Methods are case-sensitive (RFC 9110 section 9.1). */
-	for (i = 1; i < sizeof(method_names) / sizeof(method_names[0]); i++)
+	for (i = 1; i <= KLB_HTTP_M_PATCH; i++)
 		if (eq_lit(p, len, method_names[i]))
 			return i;
 	return KLB_HTTP_M_OTHER;
@@ -536,7 +536,8 @@ int klb_http_parse(struct klb_http_msg *m, const u8 *buf, u32 len,
 				/* RFC 9112 section 2.2: ignore CRLFs before a request. */
 				if (next > lim->max_line)
 					return fail(m, KLB_HTTP_E_REQ_LINE);
-				m->pos = m->head_start = next;
+				m->head_start = next;
+				m->pos = next;
 				continue;
 			}
 			if (eol == m->pos)

@@ -171,15 +171,14 @@ static int read_sni(struct rd *r, u32 n, struct klb_tls_hello *h)
 			return err;
 		if (nlen > end - r->hs)
 			return KLB_TLS_E_SNI_LEN;
-		if (type != SNI_HOST_NAME) {
-			/* Unknown name types share the HostName layout. */
-			err = rd_skip(r, nlen);
-		} else if (seen) {
+		if (type == SNI_HOST_NAME && seen)
 			return KLB_TLS_E_SNI_DUP;
-		} else {
-			seen = true;
+		/* Unknown name types share the HostName layout: skip them. */
+		if (type == SNI_HOST_NAME)
 			err = read_host_name(r, nlen, h);
-		}
+		else
+			err = rd_skip(r, nlen);
+		seen |= type == SNI_HOST_NAME;
 		if (err)
 			return err;
 	}

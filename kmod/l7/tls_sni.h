@@ -58,8 +58,8 @@ enum {
 
 struct klb_tls_hello {
 	u32 need;		/* NEED_MORE: call again once len >= need */
-	u32 hello_end;		/* OK*: end of the record ending the hello
-				 * (may be > len: rest of that record not in yet) */
+	/* OK*: end of the record ending the hello; may be > len */
+	u32 hello_end;
 	u16 version;		/* legacy_version of the hello */
 	u16 sni_len;		/* OK: bytes in sni, no NUL counted */
 	char sni[KLB_TLS_SNI_MAX + 1];	/* OK: lowercase, NUL-terminated */
