@@ -16,7 +16,7 @@ DESTDIR ?=
 
 export KVER KDIR
 
-.PHONY: all module klbctl deps unit fuzz fuzz-short vmtest check demo \
+.PHONY: all module klbctl klbctl-check deps unit fuzz fuzz-short vmtest check demo \
 	bench bench-quick install clean checkpatch sparse
 
 all: module klbctl
@@ -34,6 +34,9 @@ deps:
 unit:
 	$(MAKE) -C tools/testing/unit run
 
+klbctl-check: klbctl
+	$(MAKE) -C tools/klbctl check
+
 fuzz-short:
 	$(MAKE) -C tools/testing/fuzz run-short
 
@@ -46,6 +49,7 @@ vmtest: all
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) klbctl-check
 	$(MAKE) fuzz-short
 	$(MAKE) vmtest
 

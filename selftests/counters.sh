@@ -63,7 +63,7 @@ K=$((K + 1))
 check_eq "service conns == $K" "$(svc_stat web conns)" $K
 sum=$(pool_stat web conns | awk '{s+=$2} END {print s+0}')
 check_eq "sum of backend conns == $K" "$sum" $K
-if poll_until 30 test "$(svc_stat web active_conns)" = 0; then
+if poll_until 30 eval '[ "$(svc_stat web active_conns)" = 0 ]'; then
 	ok "service active_conns back to 0 after the connections closed"
 else
 	fail "service active_conns back to 0 after the connections closed"
@@ -103,7 +103,7 @@ check_range "drops.no_backend counted with every backend down" "$(svc_stat web d
 for i in 1 2 3; do klbctl backend set web "$(be4 $i):80" state up; done
 
 # garbage collection: with 3 s timeouts, every entry goes away
-if poll_until 60 test "$(conn_count)" = 0; then
+if poll_until 60 eval '[ "$(conn_count)" = 0 ]'; then
 	ok "connection table empty after the timeouts (gc)"
 else
 	fail "connection table empty after the timeouts (gc)"

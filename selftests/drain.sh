@@ -32,7 +32,7 @@ scenario() {
 	local id=$1 what=$2 b name r ans
 	shift 2
 	hold_open "$id" $VIP4 80
-	poll_until 20 test -n "$(active_backend)"
+	poll_until 20 eval '[ -n "$(active_backend)" ]'
 	b=$(active_backend)
 	name=$(be_name "$b")
 	[ -n "$b" ] || { fail "$what: the held connection is not counted active"; hold_release "$id" 1 >/dev/null; return; }
@@ -42,11 +42,16 @@ scenario() {
 	check_eq "$what: 30 new connections answered" "$(total_of "$r")" 30
 	check_eq "$what: none of them to $name" "$(count_of "$name" "$r")" 0
 	diag "$what: $(echo $r)"
-	check_eq "$what: $name still has the held connection (active_conns)" \
-		"$(pool_stat web active_conns | awk -v a="$b" '$1 == a {print $2}')" 1
+	if [[ "$what" == *del* ]]; then
+		check_eq "$what: the held connection is still counted (service active_conns)" \
+			"$(svc_stat web active_conns)" 1
+	else
+		check_eq "$what: $name still has the held connection (active_conns)" \
+			"$(pool_stat web active_conns | awk -v a="$b" '$1 == a {print $2}')" 1
+	fi
 	ans=$(hold_release "$id")
 	check_eq "$what: the held connection still works (answer from $name)" "$ans" "$name"
-	poll_until 20 test "$(svc_stat web active_conns)" = 0 || diag "active_conns $(svc_stat web active_conns)"
+	poll_until 20 eval '[ "$(svc_stat web active_conns)" = 0 ]' || diag "active_conns $(svc_stat web active_conns)"
 }
 
 scenario 1 "state drain" klbctl backend set web {} state drain
@@ -73,7 +78,7 @@ check_eq "3 backends again" "$(klbctl -j pool show web | jq -r '.[0].backends | 
 # expire_nodest_conn=1: deleting the backend ends its connections at once
 check "sysctl net.klb.expire_nodest_conn=1" lb sysctl -qw net.klb.expire_nodest_conn=1
 hold_open 5 $VIP4 80
-poll_until 20 test -n "$(active_backend)"
+poll_until 20 eval '[ -n "$(active_backend)" ]'
 b=$(active_backend)
 name=$(be_name "$b")
 cport=$(klbctl -j conn show | jq -r --arg b "$b" '[.[] | select(.backend == $b and .state == "established")][0].client_port')

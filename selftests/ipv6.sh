@@ -41,7 +41,7 @@ r4=$(http_n 6 "http://$VIP4/" | tally)
 r6=$(http_n 6 "http://[$VIP6]/" -6 | tally)
 check_eq "v4 service next to v6: v4 goes to its only backend" "$(echo $r4)" "be1 6"
 check_eq "v6 service unaffected: 2/2/2" "$(echo $r6)" "be1 2 be2 2 be3 2"
-check_eq "v6 service conns == 37" "$(svc_stat web6 conns)" 37
+check_eq "v6 service conns == 38 (30 + download + held + 6)" "$(svc_stat web6 conns)" 38
 check_eq "v4 service conns == 6" "$(svc_stat web conns)" 6
 check "klbctl service del web6" klbctl service del web6
 check_eq "v6 VIP no longer balanced: request fails" \

@@ -158,10 +158,14 @@ klb_load() {
 
 # klb_unload: rmmod, retrying briefly (RCU callbacks, lingering sockets)
 klb_unload() {
-	local i out
+	local i out first=
 	for i in $(seq 1 50); do
 		grep -q "^klb " /proc/modules || return 0
-		out=$(rmmod klb 2>&1) && return 0
+		if out=$(rmmod klb 2>&1); then
+			[ -n "$first" ] && diag "rmmod klb needed $i tries; the first said: $first"
+			return 0
+		fi
+		[ -n "$first" ] || first="$out ($(grep '^klb ' /proc/modules))"
 		sleep 0.2
 	done
 	diag "rmmod: $out"
@@ -304,8 +308,11 @@ nginx_start() {
 	EOF
 	be "$n" nginx -q -e "$d/log/error.log" -c "$d/nginx.conf" -p "$d" ||
 		{ diag "$(cat "$d/log/error.log" 2>/dev/null)"; bail "nginx in be$n"; }
-	wait_for "nginx be$n ready" lb curl -s --max-time 2 -o /dev/null "http://$(be4 "$n")/"
-	wait_for "nginx be$n ready (v6)" lb curl -s -g --max-time 2 -o /dev/null "http://[$(be6 "$n")]/"
+	[ "${2:-}" = nowait ] || nginx_wait "$n"
+}
+nginx_wait() {
+	wait_for "nginx be$1 ready" lb curl -s --max-time 2 -o /dev/null "http://$(be4 "$1")/"
+	wait_for "nginx be$1 ready (v6)" lb curl -s -g --max-time 2 -o /dev/null "http://[$(be6 "$1")]/"
 }
 
 # mkbig NAME BYTES: a file served as /big/NAME by every backend
@@ -317,12 +324,17 @@ mkbig() {
 	done
 }
 
-# udp_start N: UDP server in backend N answering each datagram with "beN\n"
+# udp_start N...: UDP server in backends N... answering each datagram with
+# "beN\n" (started together: python starts slowly under emulation)
 udp_start() {
-	local n=$1
-	be "$n" "$PY" "$SELFTESTS/klb_udp.py" serve --port $UDP_PORT --name "be$n" \
-		--pidfile "$TMPD/udp$n.pid" >"$TMPD/udp$n.log" 2>&1 &
-	wait_for "udp be$n ready" udp_probe lb "$(be4 "$n")" $UDP_PORT "be$n"
+	local n
+	for n in "$@"; do
+		bg "${NS_BE[n]}" "$PY" "$SELFTESTS/klb_udp.py" serve --port $UDP_PORT --name "be$n" \
+			--pidfile "$TMPD/udp$n.pid" >"$TMPD/udp$n.log" 2>&1
+	done
+	for n in "$@"; do
+		wait_for "udp be$n ready" udp_probe lb "$(be4 "$n")" $UDP_PORT "be$n"
+	done
 }
 
 # udp_probe NS_HELPER ADDR PORT WANT: one datagram (socat, connected socket:
@@ -335,7 +347,8 @@ udp_probe() {
 
 backends_start() {
 	local i
-	for i in $(seq 1 "$NBE"); do nginx_start "$i"; done
+	for i in $(seq 1 "$NBE"); do nginx_start "$i" nowait; done
+	for i in $(seq 1 "$NBE"); do nginx_wait "$i"; done
 }
 
 # ---- traffic -----------------------------------------------------------------

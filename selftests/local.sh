@@ -48,7 +48,7 @@ check_eq "service conns counts local connections (31)" "$(svc_stat web conns)" 3
 r=$(http_n 9 "http://$VIP4/" | tally)
 check_eq "client ns still served: 9 requests 3/3/3" "$(echo $r)" "be1 3 be2 3 be3 3"
 check "local UDP datagram answered from the VIP" udp_probe lb $VIP4 $UDP_PORT be1
-if poll_until 30 test "$(svc_stat web active_conns)" = 0; then
+if poll_until 30 eval '[ "$(svc_stat web active_conns)" = 0 ]'; then
 	ok "active_conns back to 0"
 else
 	fail "active_conns back to 0 ($(svc_stat web active_conns))"

@@ -53,7 +53,7 @@ release_all() {
 	kill "${hold_pids[@]}" 2>/dev/null
 	wait "${hold_pids[@]}" 2>/dev/null
 	hold_pids=()
-	poll_until 30 test "$(svc_stat web active_conns)" -eq 0 ||
+	poll_until 30 eval '[ "$(svc_stat web active_conns)" -eq 0 ]' ||
 		diag "active_conns of web still $(svc_stat web active_conns)"
 }
 # active per backend: "be1 N be2 N be3 N"

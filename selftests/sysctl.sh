@@ -73,9 +73,9 @@ check "expire_nodest_conn back to 0" lb sysctl -qw net.klb.expire_nodest_conn=0
 check "conn_max=3" lb sysctl -qw net.klb.conn_max=3
 check "tcp_timeout_time_wait=2 (closed entries go fast)" lb sysctl -qw net.klb.tcp_timeout_time_wait=2 \
 	net.klb.tcp_timeout_fin=2 net.klb.tcp_timeout_close=2
-poll_until 30 test "$(conn_count)" = 0 || diag "table not empty: $(conn_count)"
+poll_until 30 eval '[ "$(conn_count)" = 0 ]' || diag "table not empty: $(conn_count)"
 for i in 1 2 3; do hold_open $i $VIP4 80; done
-poll_until 10 test "$(conn_count)" = 3
+poll_until 10 eval '[ "$(conn_count)" = 3 ]'
 check_eq "3 connections in the table" "$(conn_count)" 3
 out=$(cli curl -s --max-time 3 "http://$VIP4/")
 check_eq "a 4th connection is refused with conn_max=3" "$out" ""
@@ -84,5 +84,5 @@ for i in 1 2 3; do
 	check_eq "held connection $i still answers" "$(hold_release $i | grep -c '^be')" 1
 done
 check "conn_max=262144" lb sysctl -qw net.klb.conn_max=262144
-poll_until 20 test "$(cli curl -s --max-time 3 "http://$VIP4/" | grep -c be)" = 1
+poll_until 20 eval '[ "$(cli curl -s --max-time 3 "http://$VIP4/" | grep -c be)" = 1 ]'
 check_eq "new connections accepted again" "$(cli curl -s --max-time 3 "http://$VIP4/" | grep -c be)" 1

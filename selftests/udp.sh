@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 klb_test_init "UDP service with a real UDP server"
 
 topo_setup
-for i in 1 2 3; do udp_start $i; done
+udp_start 1 2 3
 klb_load
 check "pool add u sched rr" klbctl pool add u sched rr
 check "pool add u6 sched rr" klbctl pool add u6 sched rr
@@ -66,7 +66,7 @@ nb() { klbctl -j conn show service u | jq -r --arg c "$CLI4B" '[.[] | select(.cl
 n=$(nb)
 check_range "flows from $CLI4B in the table (expires <= 4 s)" "$n" 1 3
 diag "$(klbctl conn show service u | grep "$CLI4B")"
-if poll_until 40 test "$(nb)" = 0; then
+if poll_until 40 eval '[ "$(nb)" = 0 ]'; then
 	ok "udp flows expire after udp_timeout=4"
 else
 	fail "udp flows expire after udp_timeout=4"

@@ -14,7 +14,7 @@ command -v wrk >/dev/null || skip_all "wrk not installed"
 
 topo_setup
 backends_start
-for i in 1 2 3; do udp_start $i; done
+udp_start 1 2 3
 
 configure() {
 	basic_service rr
@@ -27,8 +27,11 @@ configure() {
 		ip netns exec $NS_LB $KLBCTL service add u vip $VIP4:$UDP_PORT proto udp mode nat pool u"
 }
 traffic_start() {
-	bg "$NS_CLI" wrk -t 2 -c 8 -d 300s --timeout 2s "http://$VIP4/" >"$TMPD/wrk4.out" 2>&1
+	# keep-alive connections, and a new connection for every request
+	bg "$NS_CLI" wrk -t 1 -c 4 -d 300s --timeout 2s "http://$VIP4/" >"$TMPD/wrk4.out" 2>&1
 	tpids=($BG_PID)
+	bg "$NS_CLI" wrk -t 1 -c 4 -d 300s --timeout 2s -H "Connection: close" "http://$VIP4/" >"$TMPD/wrk4c.out" 2>&1
+	tpids+=($BG_PID)
 	bg "$NS_CLI" wrk -t 1 -c 4 -d 300s --timeout 2s "http://[$VIP6]/" >"$TMPD/wrk6.out" 2>&1
 	tpids+=($BG_PID)
 	bg "$NS_CLI" bash -c "while :; do echo x | socat -T1 - UDP:$VIP4:$UDP_PORT >/dev/null 2>&1; done"
@@ -37,10 +40,10 @@ traffic_start() {
 traffic_stop() {
 	# SIGINT: wrk stops and prints its statistics
 	kill -INT "${tpids[@]}" 2>/dev/null
-	kill "${tpids[2]}" 2>/dev/null
+	kill "${tpids[3]}" 2>/dev/null
 	wait "${tpids[@]}" 2>/dev/null
 }
-flowing() { [ "$(svc_stat web conns)" -ge 30 ] && [ "$(svc_stat web6 conns)" -ge 10 ] && [ "$(svc_stat u conns)" -ge 3 ]; }
+flowing() { [ "$(svc_stat web conns)" -ge 40 ] && [ "$(svc_stat web6 conns)" -ge 4 ] && [ "$(svc_stat u conns)" -ge 3 ]; }
 # unload_under_traffic WHAT
 unload_under_traffic() {
 	local t0 ok_=0
@@ -88,4 +91,4 @@ check "delete that netns while klb is loaded" ip netns del "klb-x-$KLB_SUF"
 traffic_start
 unload_under_traffic "second unload"
 check "wrk ran (v4)" grep -q "requests in" "$TMPD/wrk4.out"
-diag "$(grep -E 'requests in|Socket errors|Non-2xx' "$TMPD/wrk4.out")"
+diag "$(grep -hE 'requests in|Socket errors|Non-2xx' "$TMPD"/wrk*.out)"

@@ -197,7 +197,11 @@ int pool_dump(const char *name, struct pool_list *l)
 	int ret;
 
 	memset(l, 0, sizeof(*l));
-	ret = req_init(&r, KLB_CMD_POOL_GET, name ? 0 : NLM_F_DUMP,
+	/*
+	 * Always a dump, filtered by name when one is given: a pool with many
+	 * backends spans several messages, which a single reply cannot.
+	 */
+	ret = req_init(&r, KLB_CMD_POOL_GET, NLM_F_DUMP,
 		       MNL_SOCKET_BUFFER_SIZE + (name ? strlen(name) : 0));
 	if (ret)
 		return ret;

@@ -64,8 +64,8 @@ t 0 'sched 5' pool add web sched mh
 t 0 'request pool_set' pool set web sched p2c
 t 0 'request pool_del' pool del web
 t 0 'request pool_new' p a web
-t 0 'request pool_get dump' pool show
-t 0 'request pool_get len' pool show web
+t 0 "request pool_get dump len 20" pool show
+t 0 'request pool_get dump len' pool show web
 t 0 'weight 1' backend add web 10.0.1.1:80
 t 0 'address6 fd00::1' backend add web '[fd00::1]:8080' weight 3 state drain
 t 0 'weight 4294967295' backend add web 10.0.1.1:80 weight 4294967295
