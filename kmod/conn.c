@@ -547,7 +547,6 @@ int klb_conn_net_init(struct klb_net *kn)
 	atomic_set(&t->count, 0);
 	atomic_long_set(&t->next_id, 0);
 	INIT_DELAYED_WORK(&t->gc_work, klb_conn_gc);
-	t->kn = kn;
 	kn->conns = t;
 	return 0;
 }
