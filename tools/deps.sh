@@ -8,7 +8,7 @@ pkgs=(
 	build-essential pkg-config libmnl-dev
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static kmod cpio iproute2 procps util-linux
-	nginx-light curl wrk socat ethtool python3
+	nginx-light curl wrk socat ethtool python3 jq nftables iputils-ping
 	clang llvm libclang-rt-14-dev sparse
 )
 pkgs+=("$@")
