@@ -33,12 +33,16 @@
 #include <uapi/linux/klb.h>
 
 #include "compat.h"
+#include "l7/rule_match.h"
 
 struct sk_buff;
 struct netlink_callback;
 struct genl_family;
 struct klb_conn_table;
 struct klb_sched_table;
+struct klb_l7_listener;
+struct klb_l7_net;
+struct netlink_ext_ack;
 
 /* ---- counters ---------------------------------------------------------- */
 
@@ -49,6 +53,23 @@ enum klb_drop_reason {
 	KLB_DROP__MAX
 };
 
+/* L7 counters (http, tls services and their backends); uapi order. */
+enum klb_l7_ctr {
+	KLB_L7_REQUESTS,
+	KLB_L7_RESP_1XX,	/* + (status / 100 - 1) for the other classes */
+	KLB_L7_RESP_2XX,
+	KLB_L7_RESP_3XX,
+	KLB_L7_RESP_4XX,
+	KLB_L7_RESP_5XX,
+	KLB_L7_ERR_CONNECT,
+	KLB_L7_ERR_TIMEOUT,
+	KLB_L7_ERR_RESET,
+	KLB_L7_ERR_PARSE,
+	KLB_L7_ERR_NO_BACKEND,
+	KLB_L7_ERR_LIMIT,
+	KLB_L7__MAX
+};
+
 /* Per-CPU counters of a service or a backend; summed on read (stats.c). */
 struct klb_pcpu_stats {
 	u64_stats_t conns;
@@ -57,6 +78,7 @@ struct klb_pcpu_stats {
 	u64_stats_t pkts_out;
 	u64_stats_t bytes_out;
 	u64_stats_t drops[KLB_DROP__MAX];
+	u64_stats_t l7[KLB_L7__MAX];
 	struct u64_stats_sync syncp;
 };
 
@@ -68,6 +90,7 @@ struct klb_stats_sum {
 	u64 pkts_out;
 	u64 bytes_out;
 	u64 drops[KLB_DROP__MAX];
+	u64 l7[KLB_L7__MAX];
 };
 
 /* stats.c */
@@ -111,6 +134,47 @@ static inline void klb_stats_drop(struct klb_pcpu_stats __percpu *stats,
 	u64_stats_update_end(&s->syncp);
 }
 
+/*
+ * L7 helpers: called from work items (process context). A backend's
+ * counters may also be bumped by the L4 datapath in softirq on this CPU,
+ * so BH is disabled around the update.
+ */
+static inline void klb_stats_l7(struct klb_pcpu_stats __percpu *stats,
+				enum klb_l7_ctr ctr)
+{
+	struct klb_pcpu_stats *s;
+
+	local_bh_disable();
+	s = this_cpu_ptr(stats);
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->l7[ctr]);
+	u64_stats_update_end(&s->syncp);
+	local_bh_enable();
+}
+
+/* A client connection accepted by an L7 service (conns counter). */
+static inline void klb_stats_l7_conn(struct klb_pcpu_stats __percpu *stats)
+{
+	local_bh_disable();
+	klb_stats_conn(stats);
+	local_bh_enable();
+}
+
+/* Payload bytes relayed: @in client -> backend, @out backend -> client. */
+static inline void klb_stats_l7_bytes(struct klb_pcpu_stats __percpu *stats,
+				      u64 in, u64 out)
+{
+	struct klb_pcpu_stats *s;
+
+	local_bh_disable();
+	s = this_cpu_ptr(stats);
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_add(&s->bytes_in, in);
+	u64_stats_add(&s->bytes_out, out);
+	u64_stats_update_end(&s->syncp);
+	local_bh_enable();
+}
+
 /* ---- live object accounting -------------------------------------------- */
 
 /*
@@ -124,6 +188,10 @@ enum klb_obj {
 	KLB_OBJ_SERVICE,
 	KLB_OBJ_SCHED_TABLE,
 	KLB_OBJ_CONN,
+	KLB_OBJ_RULE_SET,
+	KLB_OBJ_L7_LISTENER,
+	KLB_OBJ_L7_SESSION,
+	KLB_OBJ_L7_UPSTREAM,
 	KLB_OBJ__MAX
 };
 
@@ -150,6 +218,11 @@ struct klb_backend {
 	u8 state;			/* enum klb_backend_state */
 	atomic_t active_conns;		/* open connections (lc, wlc, p2c) */
 	struct klb_pcpu_stats __percpu *stats;
+	/* L7: idle keep-alive connections to this backend (l7/upstream.c) */
+	spinlock_t idle_lock;
+	struct list_head idle;		/* struct klb_upstream.idle_node */
+	u32 nidle;
+	bool removed;			/* out of its pool: park nothing more */
 	struct kref ref;
 	struct rcu_head rcu;
 };
@@ -174,11 +247,31 @@ struct klb_service {
 	u16 family;
 	u8 proto;			/* IPPROTO_TCP / IPPROTO_UDP */
 	u8 mode;			/* enum klb_mode */
+	u8 proxy_protocol;		/* 0 or 2 (http mode) */
+	bool stopping;			/* L7: unconfigured, sessions wind down */
 	struct klb_pool __rcu *pool;
+	struct klb_rule_set __rcu *rules;	/* L7 only; NULL: none */
+	struct klb_l7_listener *listener;	/* L7 only (l7/listener.c) */
 	atomic_t active_conns;
 	struct klb_pcpu_stats __percpu *stats;
 	struct kref ref;
 	struct rcu_head rcu;
+};
+
+/*
+ * Rules of an http or tls service (rule.c): an immutable array, replaced
+ * as a whole under kn->lock and freed after a grace period. Each entry's
+ * pool counts it as a user (pool->users), so it cannot be deleted.
+ */
+struct klb_rule_entry {
+	struct klb_pool *pool;
+	struct klb_rule rule;		/* prepared (l7/rule_match.h) */
+};
+
+struct klb_rule_set {
+	u32 n;
+	struct rcu_head rcu;
+	struct klb_rule_entry e[];
 };
 
 void klb_backend_release(struct kref *ref);	/* pool.c */
@@ -218,6 +311,17 @@ struct klb_sysctl {
 	int tcp_timeout_close;
 	int udp_timeout;
 	int expire_nodest_conn;
+	/* L7 (http, tls modes); sizes in bytes, times in seconds */
+	int http_max_header_size;	/* request head over it: 431 */
+	int http_max_headers;		/* field lines over it: 431 */
+	int http_header_timeout;	/* head not complete in time: 408 */
+	int http_keepalive_timeout;	/* idle client between requests */
+	int http_response_timeout;	/* no response head in time: 504 */
+	int l7_connect_timeout;		/* backend connect */
+	int l7_idle_timeout;		/* no byte either way mid-message/relay */
+	int l7_max_conns;		/* client connections per service */
+	int l7_backend_idle_max;	/* idle keep-alive conns per backend */
+	int tls_hello_timeout;		/* ClientHello not complete in time */
 };
 
 struct klb_net {
@@ -231,6 +335,7 @@ struct klb_net {
 	struct hlist_head svc_hash[1 << KLB_SVC_HASH_BITS];	/* RCU */
 	bool hooks_registered;
 	struct klb_conn_table *conns;	/* conn.c */
+	struct klb_l7_net *l7;		/* l7/: sessions, local route */
 	struct klb_sysctl sysctl;
 	struct ctl_table_header *sysctl_hdr;
 };
@@ -322,6 +427,39 @@ struct klb_conn_info {
 int klb_conn_walk(struct klb_net *kn, unsigned long pos[2],
 		  int (*fn)(const struct klb_conn_info *ci, void *arg),
 		  void *arg);
+
+/* ---- L7 engine (kmod/l7/): the config layer's entry points -------------- */
+
+int klb_l7_module_init(void);	/* the workqueue */
+void klb_l7_module_exit(void);	/* after every netns is gone */
+int klb_l7_net_init(struct klb_net *kn);
+/* Abort every session and close every socket of the netns; waits. */
+void klb_l7_net_exit(struct klb_net *kn);	/* before klb_config_net_exit */
+/*
+ * Open @svc's listener (SO_REUSEPORT, so a restore can open the new one
+ * before the old one closes). Under kn->lock, before @svc is hashed.
+ */
+int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
+			 struct netlink_ext_ack *extack);
+/*
+ * Close @svc's listener; its sessions finish the exchange in progress and
+ * close (svc->stopping). Under kn->lock, before @svc is unhashed. Does not
+ * wait for the sessions: they hold references, never the lock.
+ */
+void klb_l7_service_stop(struct klb_net *kn, struct klb_service *svc);
+/*
+ * hooks.c, PRE_ROUTING: a packet to an http or tls service's VIP:port is
+ * delivered locally, to the listener, whether or not the VIP is a local
+ * address. BH disabled, under rcu_read_lock.
+ */
+unsigned int klb_l7_steer(struct klb_net *kn, struct klb_service *svc,
+			  struct sk_buff *skb);
+/* @be left its pool: close its idle connections, park no more. */
+void klb_l7_backend_removed(struct klb_net *kn, struct klb_backend *be);
+
+/* rule.c: the pool for a request or a ClientHello; under rcu_read_lock. */
+struct klb_pool *klb_l7_route_rcu(struct klb_service *svc,
+				  const struct klb_rule_input *in);
 
 /* ---- sysctl.c ---------------------------------------------------------- */
 void klb_sysctl_defaults(struct klb_sysctl *s);

@@ -10,6 +10,7 @@
  *   pool     named set of backends plus a scheduler
  *   backend  address:port inside one pool, with weight and admin state
  *   service  virtual address:port + protocol + mode, steering to a pool
+ *   rule     (http, tls services) request or SNI matchers -> another pool
  *
  * Commands (request attributes -> reply)
  *   KLB_CMD_POOL_NEW      KLB_A_POOL{NAME, [SCHED], [BACKENDS]}
@@ -34,6 +35,13 @@
  *   KLB_CMD_RESTORE       KLB_A_CONFIG{POOL*, SERVICE*}: replace the whole
  *                         configuration atomically; on any error nothing
  *                         changes and extack names the offending object.
+ *                         A SERVICE nest may carry RULES (in order).
+ *   KLB_CMD_RULE_NEW      KLB_A_RULE{SERVICE, [HOST], [PATH], [HEADER_NAME +
+ *                         HEADER_VALUE], [METHOD], [SNI], POOL}: append a rule
+ *                         to an http or tls service
+ *   KLB_CMD_RULE_DEL      KLB_A_RULE{SERVICE, INDEX}: later rules move up
+ *   KLB_CMD_RULE_GET      dump only: KLB_A_RULE{SERVICE} -> one message per
+ *                         rule, with its INDEX, in order
  *
  * Config dumps (pools, services) are consistent: if the configuration
  * changed while a dump was in progress the dump is flagged NLM_F_DUMP_INTR.
@@ -67,6 +75,9 @@ enum klb_cmd {
 	KLB_CMD_CONN_GET,
 	KLB_CMD_FLUSH,
 	KLB_CMD_RESTORE,
+	KLB_CMD_RULE_NEW,
+	KLB_CMD_RULE_DEL,
+	KLB_CMD_RULE_GET,
 
 	__KLB_CMD_MAX
 };
@@ -96,6 +107,8 @@ enum klb_backend_state {
 
 enum klb_mode {
 	KLB_MODE_NAT,		/* destination NAT, replies routed back via klb */
+	KLB_MODE_HTTP,		/* L7: terminate TCP, route each HTTP request */
+	KLB_MODE_TLS,		/* L7: steer TLS by SNI, relay bytes unchanged */
 
 	__KLB_MODE_MAX
 };
@@ -123,6 +136,7 @@ enum klb_attr {
 	KLB_A_SERVICE,		/* nest: enum klb_service_attr */
 	KLB_A_CONN,		/* nest: enum klb_conn_attr (dump output) */
 	KLB_A_CONFIG,		/* nest: enum klb_config_attr (restore) */
+	KLB_A_RULE,		/* nest: enum klb_rule_attr */
 
 	__KLB_A_MAX
 };
@@ -171,6 +185,9 @@ enum klb_service_attr {
 	KLB_SERVICE_A_MODE,	/* u8: enum klb_mode */
 	KLB_SERVICE_A_POOL,	/* string: name of the default pool */
 	KLB_SERVICE_A_STATS,	/* nest: enum klb_stats_attr (output) */
+	KLB_SERVICE_A_PROXY_PROTOCOL,	/* u8: 0 none, 2 PROXY v2 (http mode) */
+	KLB_SERVICE_A_RULES,	/* nest of KLB_RULES_A_RULE (restore input) */
+	KLB_SERVICE_A_NRULES,	/* u32: number of rules (output) */
 
 	__KLB_SERVICE_A_MAX
 };
@@ -188,10 +205,68 @@ enum klb_stats_attr {
 	KLB_STATS_A_DROP_NO_BACKEND,	/* u64, service only */
 	KLB_STATS_A_DROP_TABLE_FULL,	/* u64, service only */
 	KLB_STATS_A_DROP_BAD_PACKET,	/* u64, service only */
+	KLB_STATS_A_L7,			/* nest: enum klb_l7_stats_attr (http, tls) */
 
 	__KLB_STATS_A_MAX
 };
 #define KLB_STATS_A_MAX (__KLB_STATS_A_MAX - 1)
+
+/*
+ * L7 counters of http and tls services and of their backends. For tls,
+ * REQUESTS counts steered connections and no response is counted.
+ */
+enum klb_l7_stats_attr {
+	KLB_L7_STATS_A_UNSPEC,
+	KLB_L7_STATS_A_PAD,
+	KLB_L7_STATS_A_REQUESTS,	/* u64: requests routed */
+	KLB_L7_STATS_A_RESP_1XX,	/* u64: responses by status class */
+	KLB_L7_STATS_A_RESP_2XX,
+	KLB_L7_STATS_A_RESP_3XX,
+	KLB_L7_STATS_A_RESP_4XX,
+	KLB_L7_STATS_A_RESP_5XX,
+	KLB_L7_STATS_A_ERR_CONNECT,	/* u64: backend connect failed */
+	KLB_L7_STATS_A_ERR_TIMEOUT,	/* u64: a client or backend timeout */
+	KLB_L7_STATS_A_ERR_RESET,	/* u64: a peer reset or closed early */
+	KLB_L7_STATS_A_ERR_PARSE,	/* u64: bad request/response/hello */
+	KLB_L7_STATS_A_ERR_NO_BACKEND,	/* u64: no usable backend (503) */
+	KLB_L7_STATS_A_ERR_LIMIT,	/* u64: over a size or count limit */
+
+	__KLB_L7_STATS_A_MAX
+};
+#define KLB_L7_STATS_A_MAX (__KLB_L7_STATS_A_MAX - 1)
+
+#define KLB_RULES_MAX		256	/* rules per service */
+
+enum klb_rules_attr {
+	KLB_RULES_A_UNSPEC,
+	KLB_RULES_A_RULE,	/* nest: enum klb_rule_attr, repeated, in order */
+
+	__KLB_RULES_A_MAX
+};
+#define KLB_RULES_A_MAX (__KLB_RULES_A_MAX - 1)
+
+/*
+ * A rule: every matcher given must match; the first matching rule of a
+ * service picks the pool. Lengths (without NUL): host and sni 1..253,
+ * path 1..1023 starting with '/', header name 1..63 (a token), header
+ * value 0..255, method 1..31 (a token). host/path/header/method need mode
+ * http, sni needs mode tls.
+ */
+enum klb_rule_attr {
+	KLB_RULE_A_UNSPEC,
+	KLB_RULE_A_SERVICE,	/* string: service name (commands, dumps) */
+	KLB_RULE_A_INDEX,	/* u32: position, from 0 (del, dumps) */
+	KLB_RULE_A_HOST,	/* string: exact or "*.example.com" */
+	KLB_RULE_A_PATH,	/* string: path prefix */
+	KLB_RULE_A_HEADER_NAME,	/* string */
+	KLB_RULE_A_HEADER_VALUE,	/* string: exact value */
+	KLB_RULE_A_METHOD,	/* string */
+	KLB_RULE_A_SNI,		/* string: exact or "*.example.com" */
+	KLB_RULE_A_POOL,	/* string: pool name */
+
+	__KLB_RULE_A_MAX
+};
+#define KLB_RULE_A_MAX (__KLB_RULE_A_MAX - 1)
 
 enum klb_conn_attr {
 	KLB_CONN_A_UNSPEC,
