@@ -94,6 +94,32 @@ klb_register_net_sysctl(struct net *net, const char *path,
 #ifdef NETLINK_MAX_FMTMSG_LEN
 #define KLB_EXTACK_MSG_BUF	1
 #endif
+/* ---- L7 engine (kmod/l7/) --------------------------------------------- */
+#include <net/inet_sock.h>
+
+/* A route to hand locally delivered packets; 5.18 dropped "nopolicy". */
+static inline struct rtable *klb_rt_dst_alloc(struct net_device *dev,
+					      unsigned int flags, u16 type)
+{
+#if KERNEL_VERSION(5, 18, 0) <= LINUX_VERSION_CODE
+	return rt_dst_alloc(dev, flags, type, true);
+#else
+	return rt_dst_alloc(dev, flags, type, false, true);
+#endif
+}
+
+/* IP_TRANSPARENT (and IPV6_TRANSPARENT) on a kernel socket. */
+static inline void klb_sock_set_transparent(struct sock *sk)
+{
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
+	inet_set_bit(TRANSPARENT, sk);
+#else
+	lock_sock(sk);
+	inet_sk(sk)->transparent = 1;
+	release_sock(sk);
+#endif
+}
+
 /* ---- end of config layer section --------------------------------------- */
 
 #endif /* _KLB_COMPAT_H */

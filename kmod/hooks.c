@@ -132,8 +132,14 @@ static unsigned int klb_request(struct sk_buff *skb,
 	} else {
 		svc = klb_service_lookup_rcu(kn, p->family, p->proto,
 					     &p->tuple.daddr, p->tuple.dport);
-		verdict = svc ? klb_request_svc(kn, svc, skb, res, p) :
-				NF_ACCEPT;
+		if (!svc)
+			verdict = NF_ACCEPT;
+		else if (svc->mode != KLB_MODE_NAT)
+			/* L7: TCP terminates here; a local client needs a local VIP. */
+			verdict = state->hook == NF_INET_PRE_ROUTING ?
+				  klb_l7_steer(kn, svc, skb) : NF_ACCEPT;
+		else
+			verdict = klb_request_svc(kn, svc, skb, res, p);
 	}
 	local_bh_enable();
 	return verdict;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klb: in-kernel L4 load balancer. Module and per-netns init and exit,
+ * klb: in-kernel L4/L7 load balancer. Module and per-netns init and exit,
  * nothing else.
  */
 #include <linux/module.h>
@@ -20,6 +20,10 @@ static const char * const klb_obj_names[KLB_OBJ__MAX] = {
 	[KLB_OBJ_SERVICE]	= "service",
 	[KLB_OBJ_SCHED_TABLE]	= "scheduler table",
 	[KLB_OBJ_CONN]		= "connection",
+	[KLB_OBJ_RULE_SET]	= "rule set",
+	[KLB_OBJ_L7_LISTENER]	= "L7 listener",
+	[KLB_OBJ_L7_SESSION]	= "L7 session",
+	[KLB_OBJ_L7_UPSTREAM]	= "L7 backend connection",
 };
 
 static int __net_init klb_net_init(struct net *net)
@@ -42,8 +46,13 @@ static int __net_init klb_net_init(struct net *net)
 	err = klb_conn_net_init(kn);
 	if (err)
 		goto err_conn;
+	err = klb_l7_net_init(kn);
+	if (err)
+		goto err_l7;
 	return 0;
 
+err_l7:
+	klb_conn_net_exit(kn);
 err_conn:
 	klb_sysctl_net_exit(kn);
 err_sysctl:
@@ -64,6 +73,8 @@ static void __net_exit klb_net_exit(struct net *net)
 		kn->hooks_registered = false;
 	}
 	klb_conn_net_exit(kn);
+	/* Sessions and sockets before the services and pools they use. */
+	klb_l7_net_exit(kn);
 	klb_config_net_exit(kn);
 	mutex_unlock(&kn->lock);
 	klb_sysctl_net_exit(kn);
@@ -83,6 +94,9 @@ static int __init klb_init(void)
 	err = klb_conn_module_init();
 	if (err)
 		goto err_conn;
+	err = klb_l7_module_init();
+	if (err)
+		goto err_l7;
 	err = register_pernet_subsys(&klb_net_ops);
 	if (err)
 		goto err_pernet;
@@ -96,6 +110,8 @@ static int __init klb_init(void)
 err_genl:
 	unregister_pernet_subsys(&klb_net_ops);
 err_pernet:
+	klb_l7_module_exit();
+err_l7:
 	rcu_barrier();
 	klb_conn_module_exit();
 err_conn:
@@ -114,6 +130,7 @@ static void __exit klb_exit(void)
 	 * service, whose own free waits for another one. Two barriers drain
 	 * both generations.
 	 */
+	klb_l7_module_exit();
 	rcu_barrier();
 	rcu_barrier();
 	klb_conn_module_exit();
@@ -128,6 +145,6 @@ static void __exit klb_exit(void)
 module_init(klb_init);
 module_exit(klb_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("In-kernel L4 load balancer");
+MODULE_DESCRIPTION("In-kernel L4/L7 load balancer");
 MODULE_VERSION(KLB_VERSION);
 MODULE_ALIAS_GENL_FAMILY(KLB_GENL_NAME);

@@ -1,5 +1,240 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The L7 engine's internal interfaces (http and tls service modes).
+ *
+ * Shape (Documentation/design.md, "L7"):
+ *  - net.c       per-netns state: the session registry, the local route
+ *                that delivers VIP packets to the listeners (steering)
+ *  - listener.c  one kernel listening socket per service, bound to the
+ *                VIP (IP_TRANSPARENT: the VIP need not be local)
+ *  - sock.c      a kernel TCP socket whose events queue a work item
+ *  - session.c   (in net.c) the life of one client connection: a work item,
+ *                a timer, a protocol (http_session.c, tls_session.c)
+ *  - upstream.c  connections to backends, and the per-backend idle pool
+ *                that keeps them alive across client connections
+ *
+ * Concurrency: everything a session does runs in its own work item, which
+ * the workqueue never runs twice at once; socket callbacks (softirq) and
+ * the timer only queue it. So a session's state needs no lock. Work goes
+ * on the CPU the event came from, so sessions spread over CPUs with RSS.
+ * No thread per connection, nothing sleeps but on socket buffers.
+ */
 #ifndef _KLB_L7_H
 #define _KLB_L7_H
+
+#include <linux/net.h>
+#include <linux/timer.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+
 #include "klb.h"
-#endif
+
+extern struct workqueue_struct *klb_l7_wq;
+
+/* ---- a kernel TCP socket driven by callbacks (sock.c) ------------------ */
+
+struct klb_l7_sock {
+	struct socket *sock;
+	struct work_struct *work;	/* queued on every socket event */
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+};
+
+/*
+ * Take over @sock's callbacks: data, write space (when writable again)
+ * and state changes queue @work. @parent: the listener @sock was accepted
+ * from (its callbacks were inherited), else NULL.
+ */
+void klb_l7_sock_attach(struct klb_l7_sock *s, struct socket *sock,
+			struct work_struct *work,
+			const struct klb_l7_sock *parent);
+/* Events queue @work from now on (an upstream changing hands). */
+void klb_l7_sock_set_work(struct klb_l7_sock *s, struct work_struct *work);
+/* Give the callbacks back; no event queues anything after it returns. */
+void klb_l7_sock_detach(struct klb_l7_sock *s);
+/*
+ * Detach and release. @abort: reset (RST, nothing more sent or lingering);
+ * else a graceful close (queued data is still sent, then FIN).
+ */
+void klb_l7_sock_release(struct klb_l7_sock *s, bool abort);
+
+/* Non-blocking I/O. recv: > 0 bytes, 0 end of stream, -EAGAIN, -errno. */
+int klb_l7_recv(struct klb_l7_sock *s, void *buf, size_t len);
+/* send: bytes taken (may be fewer than @len), -EAGAIN, -errno. */
+int klb_l7_send(struct klb_l7_sock *s, const void *buf, size_t len,
+		bool more);
+void klb_l7_shutdown_write(struct klb_l7_sock *s);
+/* Bytes waiting to be read (0 also when closed). */
+bool klb_l7_readable(const struct klb_l7_sock *s);
+/* The peer closed or reset, or the socket is not connected. */
+bool klb_l7_sock_dead(const struct klb_l7_sock *s);
+
+/* ---- client sessions (net.c) ------------------------------------------ */
+
+struct klb_l7_session;
+
+struct klb_l7_session_ops {
+	size_t size;		/* allocation size; struct klb_l7_session first */
+	/*
+	 * Advance the session as far as it can go without blocking: read
+	 * what is readable, write what is writable, then return. Called in
+	 * the session's work item whenever a socket event or the timer
+	 * fired. Return true when the session is over: the core then calls
+	 * ->destroy(), closes the client (gracefully, or with s->linger set
+	 * first: see klb_l7_session_linger()) and frees the session.
+	 */
+	bool (*run)(struct klb_l7_session *s);
+	/*
+	 * Release what the protocol holds (upstream connection, buffers),
+	 * not the client socket. @abort: the netns is going away, close
+	 * everything with a reset, park nothing.
+	 */
+	void (*destroy)(struct klb_l7_session *s, bool abort);
+};
+
+extern const struct klb_l7_session_ops klb_http_session_ops;
+extern const struct klb_l7_session_ops klb_tls_session_ops;
+
+struct klb_l7_session {
+	struct work_struct work;
+	struct work_struct reap;	/* core: frees the session */
+	struct list_head node;		/* klb_l7_net.sessions */
+	struct klb_net *kn;
+	struct klb_service *svc;	/* reference held */
+	const struct klb_l7_session_ops *ops;
+	struct klb_l7_sock client;
+	struct timer_list timer;	/* queues work at ->deadline */
+	unsigned long deadline;		/* jiffies; meaningful if timer_set */
+	bool timer_set;
+	bool aborted;			/* set by netns exit */
+	bool lingering;			/* core: draining the client before close */
+	/* The client connection, as accepted. */
+	u16 family;
+	union nf_inet_addr caddr;	/* client */
+	union nf_inet_addr vaddr;	/* VIP */
+	__be16 cport;
+	__be16 vport;
+};
+
+/*
+ * Arm the session's timer @secs seconds from now (replacing any earlier
+ * deadline); its expiry queues the work, where ->run() checks
+ * klb_l7_session_expired(). @secs == 0 disarms it.
+ */
+void klb_l7_session_set_timeout(struct klb_l7_session *s, unsigned int secs);
+bool klb_l7_session_expired(const struct klb_l7_session *s);
+/*
+ * Ask the core to close the client the careful way when ->run() returns
+ * true: shut down our sending side (everything queued is still sent, then
+ * FIN), read and discard what the client still sends for up to two
+ * seconds, then close. Without it a client whose request we refused
+ * could get a RST that destroys our answer before it reads it.
+ */
+void klb_l7_session_linger(struct klb_l7_session *s);
+/* The service was unconfigured: finish the exchange in progress, then close. */
+static inline bool klb_l7_session_stopping(const struct klb_l7_session *s)
+{
+	return READ_ONCE(s->svc->stopping);
+}
+
+/* The session's sysctls (per netns), for ->run(). */
+static inline const struct klb_sysctl *
+klb_l7_sysctl(const struct klb_l7_session *s)
+{
+	return &s->kn->sysctl;
+}
+
+/*
+ * Pick a backend for a request or connection of @s: the pool is the
+ * first rule matching @in, else the service's default pool; the pool's
+ * scheduler picks, on the session's flow (client address and port, VIP).
+ * @avoid: a backend that just failed, not to be picked again if another
+ * is eligible (retry), or NULL. Returns a referenced backend (put it with
+ * klb_backend_put()) or NULL when none is usable. Process context.
+ */
+struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
+				const struct klb_rule_input *in,
+				struct klb_backend *avoid);
+
+/* Count on both the service and @be (if not NULL). */
+static inline void klb_l7_count(struct klb_l7_session *s,
+				struct klb_backend *be, enum klb_l7_ctr ctr)
+{
+	klb_stats_l7(s->svc->stats, ctr);
+	if (be)
+		klb_stats_l7(be->stats, ctr);
+}
+
+static inline void klb_l7_count_status(struct klb_l7_session *s,
+				       struct klb_backend *be,
+				       unsigned int status)
+{
+	if (status >= 100 && status < 600)
+		klb_l7_count(s, be, KLB_L7_RESP_1XX + status / 100 - 1);
+}
+
+/* ---- backend connections (upstream.c) --------------------------------- */
+
+struct klb_upstream {
+	struct klb_l7_sock s;
+	struct klb_backend *be;		/* reference held */
+	struct klb_net *kn;
+	struct list_head idle_node;	/* be->idle, under be->idle_lock */
+	struct work_struct idle_work;	/* socket events while parked */
+	struct work_struct reap;	/* frees it when idle_work closed it */
+	unsigned long idle_since;	/* jiffies, when parked */
+	u32 uses;			/* exchanges completed on it */
+	bool parked;			/* on be->idle */
+	bool reused;			/* handed out from the idle pool */
+};
+
+/*
+ * A connection to @be whose events queue @work: an idle one from the pool
+ * if @reuse and one is there (up->reused is set), else a new one, being
+ * connected without blocking. ERR_PTR(-errno) if no socket could even be
+ * created or the connect failed at once (e.g. no route).
+ */
+struct klb_upstream *klb_upstream_get(struct klb_net *kn,
+				      struct klb_backend *be,
+				      struct work_struct *work, bool reuse);
+/* 1 connected, 0 still connecting, -errno failed (-ECONNREFUSED, ...). */
+int klb_upstream_state(struct klb_upstream *up);
+/*
+ * The exchange on @up is complete and the connection may be reused: park
+ * it in its backend's idle pool (it is closed instead if the pool is full,
+ * the backend left its pool, or the connection is not clean).
+ */
+void klb_upstream_park(struct klb_upstream *up);
+/* Close @up (@abort: with a reset) and drop its backend reference. */
+void klb_upstream_close(struct klb_upstream *up, bool abort);
+
+/* ---- listener.c -------------------------------------------------------- */
+
+int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
+			 struct netlink_ext_ack *extack);
+void klb_l7_listener_close(struct klb_service *svc);
+
+/* net.c: a new client connection accepted by @svc's listener. */
+void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
+			   struct socket *sock,
+			   const struct klb_l7_sock *listener);
+
+/* ---- per netns (net.c) -------------------------------------------------- */
+
+struct klb_l7_net {
+	spinlock_t lock;		/* sessions */
+	struct list_head sessions;
+	unsigned int nsessions;
+	wait_queue_head_t gone;		/* nsessions reached 0 */
+	struct dst_entry *local_dst4;	/* steering (net.c) */
+	struct dst_entry *local_dst6;
+};
+
+/* ---- fixed sizes -------------------------------------------------------- */
+
+/* Relay buffer per direction: memory per connection is bounded by these. */
+#define KLB_L7_BUF_SIZE		16384
+
+#endif /* _KLB_L7_H */

@@ -1,3 +1,157 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: being written */
+/*
+ * One kernel listening socket per http or tls service, bound to the VIP.
+ *
+ * IP_TRANSPARENT lets it bind an address the balancer does not own and
+ * answer from it; net.c's steering delivers the VIP's packets to it.
+ * SO_REUSEPORT lets a restore open a service's new listener before the
+ * old one is closed, so the VIP never refuses connections in between.
+ *
+ * Accepted sockets inherit the listener's callbacks but, thanks to
+ * SK_USER_DATA_NOCOPY, not its user data: until a session attaches to
+ * them their events find nothing and do nothing.
+ */
+#include <linux/slab.h>
+#include <net/ipv6.h>
+
+#include "config.h"
 #include "l7.h"
+
+struct klb_l7_listener {
+	struct klb_l7_sock s;		/* only sock and saved_data_ready */
+	struct work_struct accept_work;
+	struct klb_net *kn;
+	struct klb_service *svc;	/* owns the listener */
+};
+
+static void klb_l7_listen_ready(struct sock *sk)
+{
+	struct klb_l7_listener *l;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	rcu_read_lock();
+	l = __rcu_dereference_sk_user_data_with_flags(sk, SK_USER_DATA_NOCOPY);
+	if (l)
+		queue_work(klb_l7_wq, &l->accept_work);
+	rcu_read_unlock();
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* Accept in batches, so that one busy service can't hog its CPU's worker. */
+#define KLB_L7_ACCEPT_BATCH	64
+
+static void klb_l7_accept_work(struct work_struct *work)
+{
+	struct klb_l7_listener *l = container_of(work, struct klb_l7_listener,
+						 accept_work);
+	struct socket *sock;
+	int i;
+
+	for (i = 0; i < KLB_L7_ACCEPT_BATCH; i++) {
+		if (kernel_accept(l->s.sock, &sock, O_NONBLOCK))
+			return;
+		klb_l7_session_accept(l->kn, l->svc, sock, &l->s);
+	}
+	queue_work(klb_l7_wq, &l->accept_work);
+}
+
+static int klb_l7_listener_bind(struct socket *sock, struct klb_service *svc)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = svc->port,
+	};
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = svc->port,
+	};
+
+	if (svc->family == AF_INET) {
+		sin.sin_addr.s_addr = svc->addr.ip;
+		return kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+	}
+	sin6.sin6_addr = svc->addr.in6;
+	return kernel_bind(sock, (struct sockaddr *)&sin6, sizeof(sin6));
+}
+
+int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
+			 struct netlink_ext_ack *extack)
+{
+	struct klb_l7_listener *l;
+	struct socket *sock;
+	struct sock *sk;
+	int err;
+
+	lockdep_assert_held(&kn->lock);
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	err = sock_create_kern(kn->net, svc->family, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (err) {
+		kfree(l);
+		klb_err(extack, NULL, "cannot create the listening socket (%d)",
+			err);
+		return err;
+	}
+	klb_obj_inc(KLB_OBJ_L7_LISTENER);
+	INIT_WORK(&l->accept_work, klb_l7_accept_work);
+	l->kn = kn;
+	l->svc = svc;
+	l->s.sock = sock;
+
+	sk = sock->sk;
+	sock_set_reuseaddr(sk);
+	sock_set_reuseport(sk);
+	klb_sock_set_transparent(sk);
+	if (svc->family == AF_INET6)
+		sk->sk_ipv6only = 1;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	l->s.saved_data_ready = sk->sk_data_ready;
+	__rcu_assign_sk_user_data_with_flags(sk, l, SK_USER_DATA_NOCOPY);
+	sk->sk_data_ready = klb_l7_listen_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	err = klb_l7_listener_bind(sock, svc);
+	if (err) {
+		klb_err(extack, NULL, "cannot listen on the service address (%d)",
+			err);
+		goto fail;
+	}
+	err = kernel_listen(sock, READ_ONCE(kn->net->core.sysctl_somaxconn));
+	if (err) {
+		klb_err(extack, NULL, "listen on the service address failed (%d)",
+			err);
+		goto fail;
+	}
+	svc->listener = l;
+	return 0;
+
+fail:
+	svc->listener = l;
+	klb_l7_listener_close(svc);
+	return err;
+}
+
+void klb_l7_listener_close(struct klb_service *svc)
+{
+	struct klb_l7_listener *l = svc->listener;
+	struct sock *sk;
+
+	if (!l)
+		return;
+	svc->listener = NULL;
+
+	sk = l->s.sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = l->s.saved_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cancel_work_sync(&l->accept_work);
+	/* Resets the connections still waiting in the accept queue. */
+	sock_release(l->s.sock);
+	kfree(l);
+	klb_obj_dec(KLB_OBJ_L7_LISTENER);
+}

@@ -1,14 +1,401 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: being written */
+/*
+ * The L7 engine's per-netns state and the life of a client session.
+ *
+ * Steering: the VIP of an http or tls service need not be an address of
+ * the balancer. In PRE_ROUTING, a packet to such a VIP:port gets a route
+ * that delivers it locally (what a "local" route would give it), so TCP
+ * finds the service's listener, bound to the VIP with IP_TRANSPARENT.
+ * Replies leave from the VIP the same way a TPROXY socket's do.
+ *
+ * Sessions: accepted by a listener, each one is a work item driven by its
+ * protocol's ->run(). A session ends in its own work item, which can't
+ * wait for itself: freeing is handed to another work item that first
+ * cancels any pending run of the session's work, then frees.
+ */
+#include <linux/slab.h>
+#include <net/addrconf.h>
+#include <net/ip6_route.h>
+#include <net/route.h>
+
+#include "config.h"
 #include "l7.h"
 
-int klb_l7_module_init(void) { return 0; }
-void klb_l7_module_exit(void) { }
-int klb_l7_net_init(struct klb_net *kn) { return 0; }
-void klb_l7_net_exit(struct klb_net *kn) { }
-int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
-			 struct netlink_ext_ack *extack) { return -EOPNOTSUPP; }
-void klb_l7_service_stop(struct klb_net *kn, struct klb_service *svc) { }
-void klb_l7_backend_removed(struct klb_net *kn, struct klb_backend *be) { }
+struct workqueue_struct *klb_l7_wq;
+
+/* ---- steering ------------------------------------------------------------ */
+
+static struct dst_entry *klb_l7_local_dst4(struct net *net)
+{
+	struct rtable *rt;
+
+	rt = klb_rt_dst_alloc(net->loopback_dev, RTCF_LOCAL, RTN_LOCAL);
+	if (!rt)
+		return NULL;
+	rt->rt_is_input = 1;
+	return &rt->dst;
+}
+
+static struct dst_entry *klb_l7_local_dst6(struct net *net)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct rt6_info *rt;
+
+	rt = ip6_dst_alloc(net, net->loopback_dev, 0);
+	if (!rt)
+		return NULL;
+	rt->rt6i_idev = in6_dev_get(net->loopback_dev);
+	if (!rt->rt6i_idev) {
+		dst_release(&rt->dst);
+		return NULL;
+	}
+	rt->rt6i_flags = RTF_LOCAL;
+	rt->dst.input = ip6_input;
+	return &rt->dst;
+#else
+	return NULL;
+#endif
+}
+
 unsigned int klb_l7_steer(struct klb_net *kn, struct klb_service *svc,
-			  struct sk_buff *skb) { return NF_ACCEPT; }
+			  struct sk_buff *skb)
+{
+	struct dst_entry *dst;
+
+	/* Already routed (a local client over lo): leave it alone. */
+	if (skb_dst(skb))
+		return NF_ACCEPT;
+	dst = svc->family == AF_INET ? kn->l7->local_dst4 :
+				       kn->l7->local_dst6;
+	if (dst) {
+		dst_hold(dst);
+		skb_dst_set(skb, dst);
+	}
+	return NF_ACCEPT;
+}
+
+/* ---- sessions ------------------------------------------------------------ */
+
+static void klb_l7_session_timer(struct timer_list *t)
+{
+	struct klb_l7_session *s = from_timer(s, t, timer);
+
+	queue_work(klb_l7_wq, &s->work);
+}
+
+void klb_l7_session_set_timeout(struct klb_l7_session *s, unsigned int secs)
+{
+	if (!secs) {
+		s->timer_set = false;
+		del_timer(&s->timer);
+		return;
+	}
+	s->deadline = jiffies + secs * HZ;
+	s->timer_set = true;
+	mod_timer(&s->timer, s->deadline);
+}
+
+bool klb_l7_session_expired(const struct klb_l7_session *s)
+{
+	return s->timer_set && time_after_eq(jiffies, s->deadline);
+}
+
+void klb_l7_session_linger(struct klb_l7_session *s)
+{
+	s->lingering = true;
+}
+
+static void klb_l7_reap(struct work_struct *work)
+{
+	struct klb_l7_session *s = container_of(work, struct klb_l7_session,
+						reap);
+	struct klb_l7_net *l7 = s->kn->l7;
+	bool last;
+
+	/* The session's work may have been queued again before it ended. */
+	cancel_work_sync(&s->work);
+	kfree(s);
+	klb_obj_dec(KLB_OBJ_L7_SESSION);
+
+	spin_lock_bh(&l7->lock);
+	last = !--l7->nsessions;
+	if (last)
+		wake_up(&l7->gone);
+	spin_unlock_bh(&l7->lock);
+}
+
+/* In the session's own work item: release everything, free it later. */
+static void klb_l7_session_end(struct klb_l7_session *s, bool abort)
+{
+	struct klb_l7_net *l7 = s->kn->l7;
+
+	del_timer_sync(&s->timer);
+	klb_l7_sock_release(&s->client, abort);
+
+	spin_lock_bh(&l7->lock);
+	list_del_init(&s->node);
+	spin_unlock_bh(&l7->lock);
+
+	atomic_dec(&s->svc->active_conns);
+	klb_service_put(s->svc);
+	s->svc = NULL;
+	queue_work(klb_l7_wq, &s->reap);
+}
+
+/* Read and drop what the client still sends, until EOF or the deadline. */
+static bool klb_l7_session_drain(struct klb_l7_session *s)
+{
+	char buf[256];
+	int i, n;
+
+	if (READ_ONCE(s->aborted) || klb_l7_session_expired(s))
+		return true;
+	for (i = 0; i < 64; i++) {
+		n = klb_l7_recv(&s->client, buf, sizeof(buf));
+		if (n == -EAGAIN)
+			return false;
+		if (n <= 0)
+			return true;
+	}
+	queue_work(klb_l7_wq, &s->work);	/* a busy client: be fair */
+	return false;
+}
+
+static void klb_l7_session_work(struct work_struct *work)
+{
+	struct klb_l7_session *s = container_of(work, struct klb_l7_session,
+						work);
+	bool abort = READ_ONCE(s->aborted);
+
+	if (s->lingering) {
+		if (klb_l7_session_drain(s))
+			klb_l7_session_end(s, abort);
+		return;
+	}
+	if (!abort && !s->ops->run(s))
+		return;
+
+	s->ops->destroy(s, abort);
+	if (s->lingering && !abort) {
+		klb_l7_shutdown_write(&s->client);
+		klb_l7_session_set_timeout(s, 2);
+		if (!klb_l7_session_drain(s))
+			return;
+	}
+	klb_l7_session_end(s, abort);
+}
+
+static void klb_l7_sockaddr(const struct sockaddr_storage *ss, u16 *family,
+			    union nf_inet_addr *addr, __be16 *port)
+{
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	const struct sockaddr_in *sin = (const void *)ss;
+
+	*family = ss->ss_family;
+	memset(addr, 0, sizeof(*addr));
+	if (ss->ss_family == AF_INET) {
+		addr->ip = sin->sin_addr.s_addr;
+		*port = sin->sin_port;
+	} else {
+		addr->in6 = sin6->sin6_addr;
+		*port = sin6->sin6_port;
+	}
+}
+
+void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
+			   struct socket *sock,
+			   const struct klb_l7_sock *listener)
+{
+	const struct klb_l7_session_ops *ops;
+	struct klb_l7_net *l7 = kn->l7;
+	struct sockaddr_storage ss;
+	struct klb_l7_session *s;
+	u16 family;
+
+	ops = svc->mode == KLB_MODE_HTTP ? &klb_http_session_ops :
+					   &klb_tls_session_ops;
+	if (!ops->run ||
+	    atomic_read(&svc->active_conns) >=
+	    READ_ONCE(kn->sysctl.l7_max_conns)) {
+		klb_stats_l7(svc->stats, KLB_L7_ERR_LIMIT);
+		goto refuse;
+	}
+	s = kzalloc(ops->size, GFP_KERNEL);
+	if (!s)
+		goto refuse;
+	klb_obj_inc(KLB_OBJ_L7_SESSION);
+
+	INIT_WORK(&s->work, klb_l7_session_work);
+	INIT_WORK(&s->reap, klb_l7_reap);
+	INIT_LIST_HEAD(&s->node);
+	timer_setup(&s->timer, klb_l7_session_timer, 0);
+	s->kn = kn;
+	s->ops = ops;
+	if (kernel_getpeername(sock, (struct sockaddr *)&ss) >= 0)
+		klb_l7_sockaddr(&ss, &s->family, &s->caddr, &s->cport);
+	if (kernel_getsockname(sock, (struct sockaddr *)&ss) >= 0)
+		klb_l7_sockaddr(&ss, &family, &s->vaddr, &s->vport);
+	tcp_sock_set_nodelay(sock->sk);
+
+	klb_service_get(svc);
+	s->svc = svc;
+	atomic_inc(&svc->active_conns);
+	klb_stats_l7_conn(svc->stats);
+
+	spin_lock_bh(&l7->lock);
+	list_add_tail(&s->node, &l7->sessions);
+	l7->nsessions++;
+	spin_unlock_bh(&l7->lock);
+
+	klb_l7_sock_attach(&s->client, sock, &s->work, listener);
+	/* Bytes that came with the handshake raised no event for us. */
+	queue_work(klb_l7_wq, &s->work);
+	return;
+
+refuse:
+	sock_no_linger(sock->sk);
+	sock_release(sock);
+}
+
+/* Wake the sessions of @svc (NULL: all) so they notice stopping/aborted. */
+static void klb_l7_sessions_kick(struct klb_l7_net *l7,
+				 struct klb_service *svc, bool abort)
+{
+	struct klb_l7_session *s;
+
+	spin_lock_bh(&l7->lock);
+	list_for_each_entry(s, &l7->sessions, node) {
+		if (svc && s->svc != svc)
+			continue;
+		if (abort)
+			WRITE_ONCE(s->aborted, true);
+		queue_work(klb_l7_wq, &s->work);
+	}
+	spin_unlock_bh(&l7->lock);
+}
+
+/* ---- backend choice ------------------------------------------------------ */
+
+struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
+				const struct klb_rule_input *in,
+				struct klb_backend *avoid)
+{
+	struct klb_backend *be = NULL;
+	struct klb_sched_table *table;
+	struct klb_pool *pool;
+	struct klb_flow flow;
+	int i;
+
+	memset(&flow, 0, sizeof(flow));
+	flow.saddr = s->caddr;
+	flow.daddr = s->vaddr;
+	flow.sport = s->cport;
+	flow.dport = s->vport;
+	flow.family = s->family;
+	flow.proto = IPPROTO_TCP;
+
+	rcu_read_lock();
+	local_bh_disable();	/* schedulers keep per-CPU state */
+	/*
+	 * Checked inside the read section: a service is marked stopping
+	 * before the grace period that precedes freeing its pools and rules.
+	 */
+	if (READ_ONCE(s->svc->stopping))
+		goto out;
+	pool = klb_l7_route_rcu(s->svc, in);
+	table = pool ? rcu_dereference(pool->table) : NULL;
+	for (i = 0; table && i < 4; i++) {
+		be = klb_sched_pick(table, &flow);
+		if (!be || be != avoid)
+			break;
+		/* Hashing schedulers need another flow to pick another one. */
+		flow.sport = (__force __be16)((__force u16)flow.sport + 1);
+	}
+	if (be)
+		klb_backend_get(be);
+out:
+	local_bh_enable();
+	rcu_read_unlock();
+	return be;
+}
+
+/* ---- service start and stop ---------------------------------------------- */
+
+int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
+			 struct netlink_ext_ack *extack)
+{
+	if ((svc->family == AF_INET && !kn->l7->local_dst4) ||
+	    (svc->family == AF_INET6 && !kn->l7->local_dst6)) {
+		klb_err(extack, NULL, "mode %s is not available for this address family",
+			svc->mode == KLB_MODE_HTTP ? "http" : "tls");
+		return -EOPNOTSUPP;
+	}
+	return klb_l7_listener_open(kn, svc, extack);
+}
+
+void klb_l7_service_stop(struct klb_net *kn, struct klb_service *svc)
+{
+	klb_l7_listener_close(svc);
+	if (kn->l7)
+		klb_l7_sessions_kick(kn->l7, svc, false);
+}
+
+/* ---- per netns and module ------------------------------------------------ */
+
+int klb_l7_net_init(struct klb_net *kn)
+{
+	struct klb_l7_net *l7;
+
+	l7 = kzalloc(sizeof(*l7), GFP_KERNEL);
+	if (!l7)
+		return -ENOMEM;
+	spin_lock_init(&l7->lock);
+	INIT_LIST_HEAD(&l7->sessions);
+	init_waitqueue_head(&l7->gone);
+	/* Without these the L7 modes refuse to start; L4 works regardless. */
+	l7->local_dst4 = klb_l7_local_dst4(kn->net);
+	l7->local_dst6 = klb_l7_local_dst6(kn->net);
+	kn->l7 = l7;
+	return 0;
+}
+
+void klb_l7_net_exit(struct klb_net *kn)
+{
+	struct klb_l7_net *l7 = kn->l7;
+	struct klb_service *svc;
+	struct klb_backend *be;
+	struct klb_pool *pool;
+
+	lockdep_assert_held(&kn->lock);
+	if (!l7)
+		return;
+
+	/* No new session, then none left, then no idle connection. */
+	list_for_each_entry(svc, &kn->services, node)
+		klb_l7_listener_close(svc);
+	klb_l7_sessions_kick(l7, NULL, true);
+	wait_event(l7->gone, !READ_ONCE(l7->nsessions));
+	list_for_each_entry(pool, &kn->pools, node)
+		list_for_each_entry(be, &pool->backends, pool_node)
+			klb_l7_backend_removed(kn, be);
+
+	dst_release(l7->local_dst4);
+	dst_release(l7->local_dst6);
+	kfree(l7);
+	kn->l7 = NULL;
+}
+
+int klb_l7_module_init(void)
+{
+	/*
+	 * Per-CPU: a session's work runs where its socket event came from.
+	 * WQ_MEM_RECLAIM is not needed: nothing here frees memory.
+	 */
+	klb_l7_wq = alloc_workqueue("klb_l7", 0, 0);
+	return klb_l7_wq ? 0 : -ENOMEM;
+}
+
+void klb_l7_module_exit(void)
+{
+	destroy_workqueue(klb_l7_wq);
+}

@@ -1,3 +1,143 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: being written */
+/*
+ * A kernel TCP socket whose events queue a work item.
+ *
+ * The callbacks run in softirq with the socket lock held or not; they
+ * only look at sk_user_data under sk_callback_lock and queue the owner's
+ * work, so an owner can detach (write lock) and be sure no callback is
+ * still about to touch it. What the socket had before is given back on
+ * detach: a released socket lives on in the kernel (FIN_WAIT, orphan),
+ * and its callbacks must not point into this module after rmmod.
+ */
+#include <linux/tcp.h>
+#include <net/tcp.h>
+
 #include "l7.h"
+
+static struct klb_l7_sock *klb_l7_sock_of(struct sock *sk)
+{
+	return sk->sk_user_data;
+}
+
+static void klb_l7_sk_event(struct sock *sk)
+{
+	struct klb_l7_sock *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = klb_l7_sock_of(sk);
+	if (s)
+		queue_work(klb_l7_wq, READ_ONCE(s->work));
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void klb_l7_sk_write_space(struct sock *sk)
+{
+	struct klb_l7_sock *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = klb_l7_sock_of(sk);
+	/* As sk_stream_write_space(): only once there is real room. */
+	if (s && sk_stream_is_writeable(sk)) {
+		if (sk->sk_socket)
+			clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		queue_work(klb_l7_wq, READ_ONCE(s->work));
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+void klb_l7_sock_attach(struct klb_l7_sock *s, struct socket *sock,
+			struct work_struct *work,
+			const struct klb_l7_sock *parent)
+{
+	struct sock *sk = sock->sk;
+
+	s->sock = sock;
+	s->work = work;
+	write_lock_bh(&sk->sk_callback_lock);
+	/*
+	 * An accepted socket inherited the listener's data_ready (ours); the
+	 * one to give back is what the listener had before us.
+	 */
+	s->saved_data_ready = parent ? parent->saved_data_ready :
+				       sk->sk_data_ready;
+	s->saved_write_space = sk->sk_write_space;
+	s->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = s;
+	sk->sk_data_ready = klb_l7_sk_event;
+	sk->sk_write_space = klb_l7_sk_write_space;
+	sk->sk_state_change = klb_l7_sk_event;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+void klb_l7_sock_set_work(struct klb_l7_sock *s, struct work_struct *work)
+{
+	struct sock *sk = s->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	WRITE_ONCE(s->work, work);
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+void klb_l7_sock_detach(struct klb_l7_sock *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_user_data == s) {
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = s->saved_data_ready;
+		sk->sk_write_space = s->saved_write_space;
+		sk->sk_state_change = s->saved_state_change;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+void klb_l7_sock_release(struct klb_l7_sock *s, bool abort)
+{
+	if (!s->sock)
+		return;
+	klb_l7_sock_detach(s);
+	/* SO_LINGER with a zero timeout: close() sends a RST and frees. */
+	if (abort)
+		sock_no_linger(s->sock->sk);
+	sock_release(s->sock);
+	s->sock = NULL;
+}
+
+int klb_l7_recv(struct klb_l7_sock *s, void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+
+	return kernel_recvmsg(s->sock, &msg, &vec, 1, len, msg.msg_flags);
+}
+
+int klb_l7_send(struct klb_l7_sock *s, const void *buf, size_t len, bool more)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0),
+	};
+	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
+
+	return kernel_sendmsg(s->sock, &msg, &vec, 1, len);
+}
+
+void klb_l7_shutdown_write(struct klb_l7_sock *s)
+{
+	kernel_sock_shutdown(s->sock, SHUT_WR);
+}
+
+bool klb_l7_readable(const struct klb_l7_sock *s)
+{
+	return !skb_queue_empty_lockless(&s->sock->sk->sk_receive_queue);
+}
+
+bool klb_l7_sock_dead(const struct klb_l7_sock *s)
+{
+	const struct sock *sk = s->sock->sk;
+	u8 state = READ_ONCE(sk->sk_state);
+
+	return READ_ONCE(sk->sk_err) || state == TCP_CLOSE ||
+	       state == TCP_CLOSE_WAIT || state == TCP_LAST_ACK ||
+	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN);
+}

@@ -1,3 +1,275 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: being written */
+/*
+ * Service mode tls: TLS pass-through steered by SNI.
+ *
+ * The ClientHello is read (it may span several segments and records, up
+ * to KLB_TLS_BUF_MAX bytes), its SNI picks the pool through the rules,
+ * and once the backend connection is up the bytes received so far are
+ * its first bytes: the backend sees exactly what the client sent. From
+ * then on the session relays both ways with one bounded buffer per
+ * direction, passing a half-close on, until both directions are done.
+ */
+#include <linux/slab.h>
+
 #include "l7.h"
+#include "tls_sni.h"
+
+enum klb_tls_state {
+	KLB_TLS_HELLO,		/* reading the ClientHello */
+	KLB_TLS_CONNECTING,	/* backend connection under way */
+	KLB_TLS_RELAY,		/* bytes both ways */
+};
+
+/* One direction of the relay. */
+struct klb_tls_dir {
+	u8 *buf;
+	u32 cap;
+	u32 off;		/* next byte to send */
+	u32 len;		/* bytes in buf */
+	bool eof;		/* source closed */
+	bool shut;		/* end passed on to the destination */
+};
+
+struct klb_tls_session {
+	struct klb_l7_session s;	/* first: the core allocates ops.size */
+	u8 state;
+	bool retried;
+	bool active;			/* counted in be->active_conns */
+	struct klb_backend *be;
+	struct klb_upstream *up;
+	struct klb_tls_dir c2b;		/* client -> backend; holds the hello first */
+	struct klb_tls_dir b2c;
+	struct klb_tls_hello hello;
+};
+
+/* Work done in one run before yielding the CPU to other sessions. */
+#define KLB_TLS_BUDGET	16
+
+static struct klb_tls_session *klb_tls(struct klb_l7_session *s)
+{
+	return container_of(s, struct klb_tls_session, s);
+}
+
+static int klb_tls_grow(struct klb_tls_dir *d, u32 cap)
+{
+	u8 *buf;
+
+	if (cap <= d->cap)
+		return 0;
+	buf = krealloc(d->buf, cap, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	d->buf = buf;
+	d->cap = cap;
+	return 0;
+}
+
+static bool klb_tls_fail(struct klb_tls_session *t, enum klb_l7_ctr why)
+{
+	klb_l7_count(&t->s, t->be, why);
+	return true;
+}
+
+static int klb_tls_connect(struct klb_tls_session *t)
+{
+	struct klb_l7_session *s = &t->s;
+	struct klb_upstream *up;
+
+	up = klb_upstream_get(s->kn, t->be, &s->work, false);
+	if (IS_ERR(up))
+		return PTR_ERR(up);
+	t->up = up;
+	t->state = KLB_TLS_CONNECTING;
+	klb_l7_session_set_timeout(s, READ_ONCE(klb_l7_sysctl(s)->l7_connect_timeout));
+	return 0;
+}
+
+/* Pick a backend for the hello's SNI (or lack of it) and connect. */
+static bool klb_tls_route(struct klb_tls_session *t, bool sni)
+{
+	struct klb_l7_session *s = &t->s;
+	struct klb_rule_input in = { };
+	struct klb_backend *avoid = t->be;
+
+	if (sni) {
+		in.sni = (const u8 *)t->hello.sni;
+		in.sni_len = t->hello.sni_len;
+	}
+	t->be = klb_l7_pick(s, &in, avoid);
+	if (avoid)
+		klb_backend_put(avoid);
+	if (!t->be)
+		return klb_tls_fail(t, KLB_L7_ERR_NO_BACKEND);
+	if (!t->retried)
+		klb_l7_count(s, t->be, KLB_L7_REQUESTS);
+	if (klb_tls_connect(t))
+		return klb_tls_fail(t, KLB_L7_ERR_CONNECT);
+	return false;
+}
+
+static bool klb_tls_read_hello(struct klb_tls_session *t)
+{
+	struct klb_l7_session *s = &t->s;
+	struct klb_tls_dir *d = &t->c2b;
+	u32 need;
+	int n, ret;
+
+	if (klb_l7_session_expired(s))
+		return klb_tls_fail(t, KLB_L7_ERR_TIMEOUT);
+	for (;;) {
+		need = t->hello.need ? t->hello.need : 5;
+		if (klb_tls_grow(d, max_t(u32, need, 512)))
+			return true;
+		if (d->len < need) {
+			n = klb_l7_recv(&s->client, d->buf + d->len, need - d->len);
+			if (n == -EAGAIN)
+				return false;
+			if (n <= 0)	/* gone before saying hello */
+				return klb_tls_fail(t, KLB_L7_ERR_RESET);
+			d->len += n;
+			if (d->len < need)
+				continue;
+		}
+		ret = klb_tls_parse_hello(d->buf, d->len, &t->hello);
+		if (ret == KLB_TLS_NEED_MORE)
+			continue;
+		if (ret < 0)
+			return klb_tls_fail(t, KLB_L7_ERR_PARSE);
+		return klb_tls_route(t, ret == KLB_TLS_OK);
+	}
+}
+
+static bool klb_tls_connected(struct klb_tls_session *t)
+{
+	struct klb_l7_session *s = &t->s;
+	int state = klb_upstream_state(t->up);
+
+	if (!state && !klb_l7_session_expired(s))
+		return false;
+	if (state <= 0) {
+		/* Nothing was sent yet: one more try, elsewhere if possible. */
+		klb_l7_count(s, t->be, state ? KLB_L7_ERR_CONNECT :
+						KLB_L7_ERR_TIMEOUT);
+		klb_upstream_close(t->up, true);
+		t->up = NULL;
+		if (t->retried)
+			return true;
+		t->retried = true;
+		return klb_tls_route(t, t->hello.sni_len);
+	}
+
+	atomic_inc(&t->be->active_conns);
+	t->active = true;
+	t->state = KLB_TLS_RELAY;
+	t->c2b.off = 0;		/* the hello goes first */
+	if (klb_tls_grow(&t->c2b, KLB_L7_BUF_SIZE) ||
+	    klb_tls_grow(&t->b2c, KLB_L7_BUF_SIZE))
+		return true;
+	klb_l7_session_set_timeout(s, READ_ONCE(klb_l7_sysctl(s)->l7_idle_timeout));
+	return false;
+}
+
+/* Move what can be moved from @from to @to; -errno on a broken stream. */
+static int klb_tls_pump(struct klb_l7_sock *from, struct klb_l7_sock *to,
+			struct klb_tls_dir *d, bool *progress, u64 *bytes)
+{
+	int n, budget = KLB_TLS_BUDGET;
+
+	while (budget--) {
+		while (d->off < d->len) {
+			n = klb_l7_send(to, d->buf + d->off, d->len - d->off,
+					false);
+			if (n == -EAGAIN)
+				return 0;
+			if (n < 0)
+				return n;
+			d->off += n;
+			*bytes += n;
+			*progress = true;
+		}
+		if (d->eof) {
+			if (!d->shut) {
+				klb_l7_shutdown_write(to);
+				d->shut = true;
+			}
+			return 0;
+		}
+		n = klb_l7_recv(from, d->buf, d->cap);
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0)
+			return n;
+		*progress = true;
+		d->off = 0;
+		d->len = n;
+		if (!n)
+			d->eof = true;
+	}
+	return -EAGAIN;		/* budget spent: come back soon */
+}
+
+static bool klb_tls_relay(struct klb_tls_session *t)
+{
+	struct klb_l7_session *s = &t->s;
+	bool progress = false;
+	u64 in = 0, out = 0;
+	int e1, e2;
+
+	e1 = klb_tls_pump(&s->client, &t->up->s, &t->c2b, &progress, &in);
+	e2 = klb_tls_pump(&t->up->s, &s->client, &t->b2c, &progress, &out);
+	if (in || out)
+		klb_stats_l7_bytes(s->svc->stats, in, out);
+	if ((e1 && e1 != -EAGAIN) || (e2 && e2 != -EAGAIN))
+		return klb_tls_fail(t, KLB_L7_ERR_RESET);
+	if (t->c2b.shut && t->b2c.shut)
+		return true;
+	if (e1 == -EAGAIN || e2 == -EAGAIN)
+		queue_work(klb_l7_wq, &s->work);
+	if (progress)
+		klb_l7_session_set_timeout(s, READ_ONCE(klb_l7_sysctl(s)->l7_idle_timeout));
+	else if (klb_l7_session_expired(s))
+		return klb_tls_fail(t, KLB_L7_ERR_TIMEOUT);
+	return false;
+}
+
+static bool klb_tls_run(struct klb_l7_session *s)
+{
+	struct klb_tls_session *t = klb_tls(s);
+
+	switch (t->state) {
+	case KLB_TLS_HELLO:
+		if (!s->timer_set)
+			klb_l7_session_set_timeout(s, READ_ONCE(klb_l7_sysctl(s)->tls_hello_timeout));
+		return klb_tls_read_hello(t);
+	case KLB_TLS_CONNECTING:
+		if (klb_tls_connected(t))
+			return true;
+		if (t->state != KLB_TLS_RELAY)
+			return false;
+		fallthrough;
+	case KLB_TLS_RELAY:
+		return klb_tls_relay(t);
+	}
+	return true;
+}
+
+static void klb_tls_destroy(struct klb_l7_session *s, bool abort)
+{
+	struct klb_tls_session *t = klb_tls(s);
+	bool clean = t->c2b.shut && t->b2c.shut;
+
+	if (t->up)
+		klb_upstream_close(t->up, abort || !clean);
+	if (t->active)
+		atomic_dec(&t->be->active_conns);
+	if (t->be)
+		klb_backend_put(t->be);
+	kfree(t->c2b.buf);
+	kfree(t->b2c.buf);
+}
+
+const struct klb_l7_session_ops klb_tls_session_ops = {
+	.size = sizeof(struct klb_tls_session),
+	.run = klb_tls_run,
+	.destroy = klb_tls_destroy,
+};
