@@ -120,6 +120,27 @@ static inline void klb_sock_set_transparent(struct sock *sk)
 #endif
 }
 
+/*
+ * A kernel socket holds no reference on its netns. One we close gracefully
+ * lives on (FIN_WAIT, LAST_ACK) after we let go of it: make it hold the
+ * netns as a user socket does, so the netns cannot be freed under it.
+ * (6.14 has sk_net_refcnt_upgrade() for this.) False if the netns is
+ * already being dismantled: then the caller must reset the socket instead.
+ */
+static inline bool klb_sock_hold_net(struct sock *sk)
+{
+	struct net *net = sock_net(sk);
+
+	if (sk->sk_net_refcnt)
+		return true;
+	if (!maybe_get_net(net))
+		return false;
+	netns_tracker_alloc(net, &sk->ns_tracker, GFP_KERNEL);
+	sk->sk_net_refcnt = 1;
+	sock_inuse_add(net, 1);
+	return true;
+}
+
 /* ---- end of config layer section --------------------------------------- */
 
 #endif /* _KLB_COMPAT_H */

@@ -35,8 +35,10 @@ struct klb_service_cfg {
 	u16 family;
 	u8 proto;
 	u8 mode;
+	u8 proxy_protocol;		/* 0 or 2, checked against mode */
 	const char *pool;
 	const struct nlattr *pool_attr;	/* for error reports, may be NULL */
+	const struct nlattr *rules;	/* KLB_SERVICE_A_RULES, or NULL */
 };
 
 /* netlink.c: extack message with printf formatting (6.1 has none) */
@@ -64,6 +66,14 @@ static inline struct klb_pool *klb_service_pool(struct klb_net *kn,
 						struct klb_service *svc)
 {
 	return rcu_dereference_protected(svc->pool,
+					 lockdep_is_held(&kn->lock));
+}
+
+/* The rules of @svc, for the writer side (kn->lock held); NULL if none. */
+static inline struct klb_rule_set *klb_service_rules(struct klb_net *kn,
+						     struct klb_service *svc)
+{
+	return rcu_dereference_protected(svc->rules,
 					 lockdep_is_held(&kn->lock));
 }
 
@@ -102,6 +112,9 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 				       const struct klb_service_cfg *cfg,
 				       struct netlink_ext_ack *extack);
 void klb_service_hash(struct klb_net *kn, struct klb_service *svc);
+int klb_service_start(struct klb_net *kn, struct klb_service *svc,
+		      struct netlink_ext_ack *extack);
+void klb_service_stop(struct klb_net *kn, struct klb_service *svc);
 int klb_service_add(struct klb_net *kn, const struct klb_service_cfg *cfg,
 		    struct netlink_ext_ack *extack);
 int klb_service_set_pool(struct klb_net *kn, struct klb_service *svc,
@@ -111,6 +124,25 @@ int klb_service_del(struct klb_net *kn, struct klb_service *svc);
 void klb_services_destroy(struct klb_net *kn, struct list_head *services,
 			  bool live);
 int klb_hooks_sync(struct klb_net *kn, u32 nservices);
+
+/* rule.c: rule sets are replaced whole, never changed in place */
+struct klb_rule_set *klb_rule_set_alloc(u32 n);
+void klb_rule_set_destroy(struct klb_rule_set *set);	/* never published */
+void klb_rules_attach(struct klb_net *kn, struct klb_service *svc,
+		      struct klb_rule_set *set);
+int klb_rule_append(struct klb_net *kn, struct klb_service *svc,
+		    const struct klb_rule_entry *ne);
+int klb_rule_del(struct klb_net *kn, struct klb_service *svc, u32 index,
+		 const struct nlattr *attr, struct netlink_ext_ack *extack);
+void klb_rules_clear(struct klb_net *kn, struct klb_service *svc);
+
+/*
+ * netlink.c: the rules of a service being created (KLB_SERVICE_A_RULES),
+ * their pools looked up in @pools (live or staged); attached to @svc.
+ */
+int klb_nl_rules_build(struct klb_net *kn, struct list_head *pools,
+		       struct klb_service *svc, const struct nlattr *nest,
+		       struct netlink_ext_ack *extack);
 
 /* restore.c */
 void klb_config_net_exit(struct klb_net *kn);

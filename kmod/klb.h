@@ -433,8 +433,13 @@ int klb_conn_walk(struct klb_net *kn, unsigned long pos[2],
 int klb_l7_module_init(void);	/* the workqueue */
 void klb_l7_module_exit(void);	/* after every netns is gone */
 int klb_l7_net_init(struct klb_net *kn);
-/* Abort every session and close every socket of the netns; waits. */
-void klb_l7_net_exit(struct klb_net *kn);	/* before klb_config_net_exit */
+/*
+ * pernet pre_exit: close listeners, abort every session (waits for them),
+ * close idle backend connections, and let go of the loopback device,
+ * which is unregistered before the pernet exit() methods run.
+ */
+void klb_l7_net_pre_exit(struct klb_net *kn);
+void klb_l7_net_exit(struct klb_net *kn);	/* frees; before config exit */
 /*
  * Open @svc's listener (SO_REUSEPORT, so a restore can open the new one
  * before the old one closes). Under kn->lock, before @svc is hashed.

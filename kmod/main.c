@@ -73,15 +73,28 @@ static void __net_exit klb_net_exit(struct net *net)
 		kn->hooks_registered = false;
 	}
 	klb_conn_net_exit(kn);
-	/* Sessions and sockets before the services and pools they use. */
 	klb_l7_net_exit(kn);
 	klb_config_net_exit(kn);
 	mutex_unlock(&kn->lock);
 	klb_sysctl_net_exit(kn);
 }
 
+/*
+ * Before any device goes: L7 sockets and routes hold the loopback device,
+ * whose unregistration (a device exit) waits for them.
+ */
+static void __net_exit klb_net_pre_exit(struct net *net)
+{
+	struct klb_net *kn = klb_net(net);
+
+	mutex_lock(&kn->lock);
+	klb_l7_net_pre_exit(kn);
+	mutex_unlock(&kn->lock);
+}
+
 static struct pernet_operations klb_net_ops = {
 	.init = klb_net_init,
+	.pre_exit = klb_net_pre_exit,
 	.exit = klb_net_exit,
 	.id = &klb_net_id,
 	.size = sizeof(struct klb_net),

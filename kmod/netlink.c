@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The "klb" generic netlink family: policies, request parsing and the
- * commands on single objects. Replies and dumps are in netlink_dump.c,
- * FLUSH and RESTORE in restore.c.
+ * commands on single objects (rules included). Replies and dumps are in
+ * netlink_dump.c, FLUSH and RESTORE in restore.c.
  *
  * The core validates types and lengths against one policy per nesting
  * level (strictly: unknown attributes and output-only ones are refused);
@@ -94,6 +94,8 @@ static const struct nla_policy klb_backend_policy[KLB_BACKEND_A_MAX + 1] = {
 	[KLB_BACKEND_A_PORT]	= { .type = NLA_U16 },
 	[KLB_BACKEND_A_WEIGHT]	= { .type = NLA_U32 },
 	[KLB_BACKEND_A_STATE]	= { .type = NLA_U8 },
+	[KLB_BACKEND_A_STATS]	= { .type = NLA_REJECT,
+				    .reject_message = "backend stats are output only" },
 };
 
 /* KLB_POOL_A_BACKENDS: a list of KLB_POOL_A_BACKEND nests. */
@@ -112,6 +114,36 @@ const struct nla_policy klb_pool_policy[KLB_POOL_A_MAX + 1] = {
 	[KLB_POOL_A_BACKENDS]	= NLA_POLICY_NESTED(klb_backends_policy),
 };
 
+/*
+ * Rule strings: the lengths of the uapi (host and sni are DNS names of at
+ * most 253 characters), which fit the buffers of struct klb_rule. Only
+ * their content is checked in code, by klb_rule_prepare().
+ */
+#define KLB_RULE_NAME_LEN	253
+
+static const struct nla_policy klb_rule_policy[KLB_RULE_A_MAX + 1] = {
+	[KLB_RULE_A_SERVICE]	= { .type = NLA_NUL_STRING },
+	[KLB_RULE_A_INDEX]	= { .type = NLA_U32 },
+	[KLB_RULE_A_HOST]	= { .type = NLA_NUL_STRING,
+				    .len = KLB_RULE_NAME_LEN },
+	[KLB_RULE_A_PATH]	= { .type = NLA_NUL_STRING,
+				    .len = KLB_RULE_PATH_MAX - 1 },
+	[KLB_RULE_A_HEADER_NAME] = { .type = NLA_NUL_STRING,
+				     .len = KLB_RULE_HNAME_MAX - 1 },
+	[KLB_RULE_A_HEADER_VALUE] = { .type = NLA_NUL_STRING,
+				      .len = KLB_RULE_HVALUE_MAX - 1 },
+	[KLB_RULE_A_METHOD]	= { .type = NLA_NUL_STRING,
+				    .len = KLB_RULE_METHOD_MAX - 1 },
+	[KLB_RULE_A_SNI]	= { .type = NLA_NUL_STRING,
+				    .len = KLB_RULE_NAME_LEN },
+	[KLB_RULE_A_POOL]	= { .type = NLA_NUL_STRING },
+};
+
+/* KLB_SERVICE_A_RULES: a list of KLB_RULES_A_RULE nests, in order. */
+static const struct nla_policy klb_rules_policy[KLB_RULES_A_MAX + 1] = {
+	[KLB_RULES_A_RULE]	= NLA_POLICY_NESTED(klb_rule_policy),
+};
+
 const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_NAME]	= { .type = NLA_NUL_STRING },
 	[KLB_SERVICE_A_ADDR4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr)),
@@ -120,6 +152,12 @@ const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_PROTO]	= { .type = NLA_U8 },
 	[KLB_SERVICE_A_MODE]	= { .type = NLA_U8 },
 	[KLB_SERVICE_A_POOL]	= { .type = NLA_NUL_STRING },
+	[KLB_SERVICE_A_STATS]	= { .type = NLA_REJECT,
+				    .reject_message = "service stats are output only" },
+	[KLB_SERVICE_A_PROXY_PROTOCOL] = { .type = NLA_U8 },
+	[KLB_SERVICE_A_RULES]	= NLA_POLICY_NESTED(klb_rules_policy),
+	[KLB_SERVICE_A_NRULES]	= { .type = NLA_REJECT,
+				    .reject_message = "service nrules is output only" },
 };
 
 const struct nla_policy klb_config_policy[KLB_CONFIG_A_MAX + 1] = {
@@ -131,6 +169,7 @@ static const struct nla_policy klb_policy[KLB_A_MAX + 1] = {
 	[KLB_A_POOL]		= NLA_POLICY_NESTED(klb_pool_policy),
 	[KLB_A_SERVICE]		= NLA_POLICY_NESTED(klb_service_policy),
 	[KLB_A_CONFIG]		= NLA_POLICY_NESTED(klb_config_policy),
+	[KLB_A_RULE]		= NLA_POLICY_NESTED(klb_rule_policy),
 };
 
 /* ---- parsing --------------------------------------------------------------- */
@@ -299,6 +338,38 @@ static int klb_nl_sched(const struct nlattr *attr, u8 *sched,
 	return 0;
 }
 
+static const char *klb_mode_name(u8 mode)
+{
+	switch (mode) {
+	case KLB_MODE_NAT:
+		return "nat";
+	case KLB_MODE_HTTP:
+		return "http";
+	case KLB_MODE_TLS:
+		return "tls";
+	}
+	return "?";
+}
+
+/* PROXY protocol version 2 only (v1 is text, v2 carries the same). */
+static int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,
+				 struct netlink_ext_ack *extack)
+{
+	*pp = nla_get_u8(attr);
+	if (*pp != 0 && *pp != 2) {
+		klb_err(extack, attr,
+			"proxy protocol version %u not supported (0: none, 2)",
+			*pp);
+		return -EINVAL;
+	}
+	/* tls relays bytes unchanged and nat rewrites packets: no header. */
+	if (*pp && mode != KLB_MODE_HTTP) {
+		klb_err(extack, attr, "proxy protocol needs mode http");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * A new pool from a KLB_A_POOL or KLB_CONFIG_A_POOL nest: NAME, [SCHED],
  * [BACKENDS]. Checked against @pools (live or staged), returned unlinked.
@@ -357,7 +428,10 @@ err_pool:
 	return ERR_PTR(err);
 }
 
-/* KLB_A_SERVICE or KLB_CONFIG_A_SERVICE: every attribute is required. */
+/*
+ * KLB_A_SERVICE or KLB_CONFIG_A_SERVICE: every attribute is required but
+ * PROXY_PROTOCOL and RULES.
+ */
 int klb_nl_parse_service(const struct nlattr *nest,
 			 struct klb_service_cfg *cfg,
 			 struct netlink_ext_ack *extack)
@@ -403,12 +477,226 @@ int klb_nl_parse_service(const struct nlattr *nest,
 			cfg->mode);
 		return -EINVAL;
 	}
+	/* The L7 engine terminates TCP connections; UDP has none. */
+	if (cfg->mode != KLB_MODE_NAT && cfg->proto != IPPROTO_TCP) {
+		klb_err(extack, tb[KLB_SERVICE_A_MODE],
+			"mode %s needs proto tcp", klb_mode_name(cfg->mode));
+		return -EINVAL;
+	}
+	if (tb[KLB_SERVICE_A_PROXY_PROTOCOL]) {
+		err = klb_nl_proxy_protocol(tb[KLB_SERVICE_A_PROXY_PROTOCOL],
+					    cfg->mode, &cfg->proxy_protocol,
+					    extack);
+		if (err)
+			return err;
+	}
+	if (tb[KLB_SERVICE_A_RULES] && cfg->mode == KLB_MODE_NAT &&
+	    nla_len(tb[KLB_SERVICE_A_RULES])) {
+		klb_err(extack, tb[KLB_SERVICE_A_RULES],
+			"rules need mode http or tls");
+		return -EINVAL;
+	}
+	cfg->rules = tb[KLB_SERVICE_A_RULES];
 
 	err = klb_nl_req_name(nest, tb, KLB_SERVICE_A_POOL, "pool", &cfg->pool,
 			      extack);
 	if (err)
 		return err;
 	cfg->pool_attr = tb[KLB_SERVICE_A_POOL];
+	return 0;
+}
+
+/* ---- rules ------------------------------------------------------------- */
+
+/* A string attribute into a rule buffer (not NUL-terminated there). */
+static void klb_nl_rule_str(const struct nlattr *attr, char *buf, size_t size,
+			    u16 *len)
+{
+	/* The policy bounds the length and ensures a NUL. */
+	size_t n = min(strnlen(nla_data(attr), nla_len(attr)), size);
+
+	memcpy(buf, nla_data(attr), n);
+	*len = n;
+}
+
+/* The attribute a klb_rule_prepare() error is about. */
+static const struct nlattr *klb_nl_rule_err_attr(struct nlattr **tb,
+						 const struct nlattr *nest,
+						 int err)
+{
+	switch (err) {
+	case KLB_RULE_E_HOST:
+		return tb[KLB_RULE_A_HOST];
+	case KLB_RULE_E_SNI:
+		return tb[KLB_RULE_A_SNI];
+	case KLB_RULE_E_PATH:
+		return tb[KLB_RULE_A_PATH];
+	case KLB_RULE_E_HNAME:
+		return tb[KLB_RULE_A_HEADER_NAME];
+	case KLB_RULE_E_HVALUE:
+		return tb[KLB_RULE_A_HEADER_VALUE];
+	case KLB_RULE_E_METHOD:
+		return tb[KLB_RULE_A_METHOD];
+	}
+	return nest;
+}
+
+/* Matchers that look into an HTTP request, and their names in messages. */
+static const struct {
+	int type;
+	const char *what;
+} klb_rule_http_attrs[] = {
+	{ KLB_RULE_A_HOST, "host" },
+	{ KLB_RULE_A_PATH, "path" },
+	{ KLB_RULE_A_HEADER_NAME, "header" },
+	{ KLB_RULE_A_HEADER_VALUE, "header" },
+	{ KLB_RULE_A_METHOD, "method" },
+};
+
+/*
+ * A rule of @svc from its parsed attributes @tb (of @nest): matchers
+ * checked against the mode of the service, prepared for matching, and its
+ * pool looked up in @pools (live or staged). Fills @e.
+ */
+static int klb_nl_rule_fill(struct nlattr **tb, const struct nlattr *nest,
+			    const struct klb_service *svc,
+			    struct list_head *pools, struct klb_rule_entry *e,
+			    struct netlink_ext_ack *extack)
+{
+	struct klb_rule *r = &e->rule;
+	const char *name, *msg;
+	int err, i;
+
+	BUILD_BUG_ON(KLB_RULE_NAME_LEN > KLB_RULE_HOST_MAX);
+
+	for (i = 0; i < ARRAY_SIZE(klb_rule_http_attrs); i++) {
+		const struct nlattr *a = tb[klb_rule_http_attrs[i].type];
+
+		if (a && svc->mode != KLB_MODE_HTTP) {
+			klb_err(extack, a, "%s needs an http service",
+				klb_rule_http_attrs[i].what);
+			return -EINVAL;
+		}
+	}
+	if (tb[KLB_RULE_A_SNI] && svc->mode != KLB_MODE_TLS) {
+		klb_err(extack, tb[KLB_RULE_A_SNI], "sni needs a tls service");
+		return -EINVAL;
+	}
+	if (!tb[KLB_RULE_A_HEADER_NAME] != !tb[KLB_RULE_A_HEADER_VALUE]) {
+		klb_err(extack, tb[KLB_RULE_A_HEADER_NAME] ?:
+				tb[KLB_RULE_A_HEADER_VALUE],
+			"header needs both a name and a value");
+		return -EINVAL;
+	}
+
+	memset(r, 0, sizeof(*r));
+	if (tb[KLB_RULE_A_HOST]) {
+		r->match |= KLB_RULE_M_HOST;
+		klb_nl_rule_str(tb[KLB_RULE_A_HOST], r->host, sizeof(r->host),
+				&r->host_len);
+	}
+	if (tb[KLB_RULE_A_SNI]) {
+		r->match |= KLB_RULE_M_SNI;
+		klb_nl_rule_str(tb[KLB_RULE_A_SNI], r->sni, sizeof(r->sni),
+				&r->sni_len);
+	}
+	if (tb[KLB_RULE_A_PATH]) {
+		r->match |= KLB_RULE_M_PATH;
+		klb_nl_rule_str(tb[KLB_RULE_A_PATH], r->path, sizeof(r->path),
+				&r->path_len);
+	}
+	if (tb[KLB_RULE_A_HEADER_NAME]) {
+		r->match |= KLB_RULE_M_HEADER;
+		klb_nl_rule_str(tb[KLB_RULE_A_HEADER_NAME], r->hname,
+				sizeof(r->hname), &r->hname_len);
+		klb_nl_rule_str(tb[KLB_RULE_A_HEADER_VALUE], r->hvalue,
+				sizeof(r->hvalue), &r->hvalue_len);
+	}
+	if (tb[KLB_RULE_A_METHOD]) {
+		r->match |= KLB_RULE_M_METHOD;
+		klb_nl_rule_str(tb[KLB_RULE_A_METHOD], r->method,
+				sizeof(r->method), &r->method_len);
+	}
+	err = klb_rule_prepare(r, &msg);
+	if (err) {
+		klb_err(extack, klb_nl_rule_err_attr(tb, nest, err), "%s",
+			msg ?: "invalid rule");
+		return -EINVAL;
+	}
+
+	err = klb_nl_req_name(nest, tb, KLB_RULE_A_POOL, "pool", &name, extack);
+	if (err)
+		return err;
+	e->pool = klb_pool_find(pools, name);
+	if (!e->pool) {
+		klb_err(extack, tb[KLB_RULE_A_POOL], "pool %s does not exist",
+			name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* The rules of a service nest are in its order: no name, no index. */
+static int klb_nl_rule_in_service(struct nlattr **tb,
+				  struct netlink_ext_ack *extack)
+{
+	if (tb[KLB_RULE_A_SERVICE]) {
+		klb_err(extack, tb[KLB_RULE_A_SERVICE],
+			"a rule inside a service names no service");
+		return -EINVAL;
+	}
+	if (tb[KLB_RULE_A_INDEX]) {
+		klb_err(extack, tb[KLB_RULE_A_INDEX],
+			"a rule inside a service has no index: order counts");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int klb_nl_rules_build(struct klb_net *kn, struct list_head *pools,
+		       struct klb_service *svc, const struct nlattr *nest,
+		       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[KLB_RULE_A_MAX + 1];
+	struct klb_rule_set *set;
+	struct nlattr *attr;
+	u32 n = 0, i = 0;
+	int err, rem;
+
+	lockdep_assert_held(&kn->lock);
+
+	nla_for_each_nested(attr, nest, rem)
+		n++;
+	if (!n)
+		return 0;
+	if (svc->mode == KLB_MODE_NAT) {
+		klb_err(extack, nest, "service %s is not an http or tls service",
+			svc->name);
+		return -EINVAL;
+	}
+	if (n > KLB_RULES_MAX) {
+		klb_err(extack, nest, "too many rules (max %d)", KLB_RULES_MAX);
+		return -ENOSPC;
+	}
+	set = klb_rule_set_alloc(n);
+	if (!set)
+		return -ENOMEM;
+	nla_for_each_nested(attr, nest, rem) {
+		err = nla_parse_nested(tb, KLB_RULE_A_MAX, attr,
+				       klb_rule_policy, extack);
+		if (!err)
+			err = klb_nl_rule_in_service(tb, extack);
+		if (!err)
+			err = klb_nl_rule_fill(tb, attr, svc, pools, &set->e[i],
+					       extack);
+		if (err) {
+			klb_err_prefix(extack, "rule %u: ", i);
+			klb_rule_set_destroy(set);
+			return err;
+		}
+		i++;
+	}
+	klb_rules_attach(kn, svc, set);
 	return 0;
 }
 
@@ -643,7 +931,10 @@ static int klb_nl_service_new(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-/* Only the pool of a service can change; anything else is a new service. */
+/*
+ * Only the pool and the PROXY protocol of a service can change; anything
+ * else makes a new service (and, for http and tls, a new listener).
+ */
 static const int klb_service_fixed[] = {
 	KLB_SERVICE_A_ADDR4, KLB_SERVICE_A_ADDR6, KLB_SERVICE_A_PORT,
 	KLB_SERVICE_A_PROTO, KLB_SERVICE_A_MODE,
@@ -653,9 +944,11 @@ static int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct klb_net *kn = klb_net(genl_info_net(info));
 	struct nlattr *tb[KLB_SERVICE_A_MAX + 1];
+	const struct nlattr *pp_attr;
 	struct klb_service *svc;
 	const char *pool;
 	int err, i;
+	u8 pp = 0;
 
 	err = klb_nl_nest(info, KLB_A_SERVICE, "service attributes", tb,
 			  KLB_SERVICE_A_MAX, klb_service_policy);
@@ -664,22 +957,44 @@ static int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < ARRAY_SIZE(klb_service_fixed); i++) {
 		if (tb[klb_service_fixed[i]]) {
 			klb_err(info->extack, tb[klb_service_fixed[i]],
-				"only the pool of a service can be changed");
+				"only the pool and the proxy protocol of a service can be changed");
 			return -EOPNOTSUPP;
 		}
 	}
+	if (tb[KLB_SERVICE_A_RULES]) {
+		klb_err(info->extack, tb[KLB_SERVICE_A_RULES],
+			"rules are changed by RULE_NEW and RULE_DEL");
+		return -EOPNOTSUPP;
+	}
+	pp_attr = tb[KLB_SERVICE_A_PROXY_PROTOCOL];
 
 	mutex_lock(&kn->lock);
 	svc = klb_nl_service(kn, info, tb);
 	err = PTR_ERR_OR_ZERO(svc);
-	if (err || !tb[KLB_SERVICE_A_POOL])
-		goto out;
-	err = klb_nl_name(tb[KLB_SERVICE_A_POOL], "pool", &pool, info->extack);
 	if (err)
 		goto out;
-	err = klb_service_set_pool(kn, svc, pool, tb[KLB_SERVICE_A_POOL],
-				   info->extack);
-	if (!err)
+	/* Check everything before changing anything. */
+	if (pp_attr) {
+		err = klb_nl_proxy_protocol(pp_attr, svc->mode, &pp,
+					    info->extack);
+		if (err)
+			goto out;
+	}
+	if (tb[KLB_SERVICE_A_POOL]) {
+		err = klb_nl_name(tb[KLB_SERVICE_A_POOL], "pool", &pool,
+				  info->extack);
+		if (err)
+			goto out;
+		err = klb_service_set_pool(kn, svc, pool,
+					   tb[KLB_SERVICE_A_POOL],
+					   info->extack);
+		if (err)
+			goto out;
+	}
+	/* Read by each new session of the service: one store. */
+	if (pp_attr)
+		WRITE_ONCE(svc->proxy_protocol, pp);
+	if (pp_attr || tb[KLB_SERVICE_A_POOL])
 		klb_config_changed(kn);
 out:
 	mutex_unlock(&kn->lock);
@@ -726,6 +1041,122 @@ static int klb_nl_service_get(struct sk_buff *skb, struct genl_info *info)
 	err = PTR_ERR_OR_ZERO(svc);
 	if (!err)
 		err = klb_nl_service_get_one(kn, svc, info);
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
+/* The http or tls service named in a KLB_A_RULE request; kn->lock held. */
+static struct klb_service *klb_nl_rule_service(struct klb_net *kn,
+					       struct genl_info *info,
+					       struct nlattr **tb)
+{
+	struct klb_service *svc;
+	const char *name;
+	int err;
+
+	err = klb_nl_req_name(info->attrs[KLB_A_RULE], tb, KLB_RULE_A_SERVICE,
+			      "service", &name, info->extack);
+	if (err)
+		return ERR_PTR(err);
+	svc = klb_service_find(&kn->services, name);
+	if (!svc) {
+		klb_err(info->extack, tb[KLB_RULE_A_SERVICE],
+			"service %s does not exist", name);
+		return ERR_PTR(-ENOENT);
+	}
+	if (svc->mode == KLB_MODE_NAT) {
+		klb_err(info->extack, tb[KLB_RULE_A_SERVICE],
+			"service %s is not an http or tls service", name);
+		return ERR_PTR(-EINVAL);
+	}
+	return svc;
+}
+
+static int klb_nl_rule_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct klb_net *kn = klb_net(genl_info_net(info));
+	struct nlattr *tb[KLB_RULE_A_MAX + 1];
+	struct klb_rule_entry *e;
+	struct klb_rule_set *set;
+	struct klb_service *svc;
+	int err;
+
+	err = klb_nl_nest(info, KLB_A_RULE, "rule attributes", tb,
+			  KLB_RULE_A_MAX, klb_rule_policy);
+	if (err)
+		return err;
+	if (tb[KLB_RULE_A_INDEX]) {
+		klb_err(info->extack, tb[KLB_RULE_A_INDEX],
+			"a new rule is appended: no index");
+		return -EINVAL;
+	}
+	/* ~2 KiB: not for the stack */
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+
+	mutex_lock(&kn->lock);
+	svc = klb_nl_rule_service(kn, info, tb);
+	err = PTR_ERR_OR_ZERO(svc);
+	if (err)
+		goto out;
+	set = klb_service_rules(kn, svc);
+	if (set && set->n >= KLB_RULES_MAX) {
+		klb_err(info->extack, tb[KLB_RULE_A_SERVICE],
+			"service %s has the maximum of %d rules", svc->name,
+			KLB_RULES_MAX);
+		err = -ENOSPC;
+		goto out;
+	}
+	err = klb_nl_rule_fill(tb, info->attrs[KLB_A_RULE], svc, &kn->pools,
+			       e, info->extack);
+	if (!err)
+		err = klb_rule_append(kn, svc, e);
+	if (!err)
+		klb_config_changed(kn);
+out:
+	mutex_unlock(&kn->lock);
+	kfree(e);
+	return err;
+}
+
+/* A rule is deleted by its position; matchers and pool are not compared. */
+static const int klb_rule_del_refused[] = {
+	KLB_RULE_A_HOST, KLB_RULE_A_PATH, KLB_RULE_A_HEADER_NAME,
+	KLB_RULE_A_HEADER_VALUE, KLB_RULE_A_METHOD, KLB_RULE_A_SNI,
+	KLB_RULE_A_POOL,
+};
+
+static int klb_nl_rule_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct klb_net *kn = klb_net(genl_info_net(info));
+	struct nlattr *tb[KLB_RULE_A_MAX + 1];
+	struct klb_service *svc;
+	int err, i;
+
+	err = klb_nl_nest(info, KLB_A_RULE, "rule attributes", tb,
+			  KLB_RULE_A_MAX, klb_rule_policy);
+	if (err)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(klb_rule_del_refused); i++) {
+		if (tb[klb_rule_del_refused[i]]) {
+			klb_err(info->extack, tb[klb_rule_del_refused[i]],
+				"a rule is deleted by its service and index only");
+			return -EINVAL;
+		}
+	}
+	if (klb_nl_missing(info->extack, info->attrs[KLB_A_RULE], tb,
+			   KLB_RULE_A_INDEX, "rule index"))
+		return -EINVAL;
+
+	mutex_lock(&kn->lock);
+	svc = klb_nl_rule_service(kn, info, tb);
+	err = PTR_ERR_OR_ZERO(svc);
+	if (!err)
+		err = klb_rule_del(kn, svc, nla_get_u32(tb[KLB_RULE_A_INDEX]),
+				   tb[KLB_RULE_A_INDEX], info->extack);
+	if (!err)
+		klb_config_changed(kn);
 	mutex_unlock(&kn->lock);
 	return err;
 }
@@ -793,6 +1224,17 @@ static const struct genl_ops klb_genl_ops[] = {
 		.cmd	= KLB_CMD_RESTORE,
 		.doit	= klb_nl_restore,
 		.flags	= GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd	= KLB_CMD_RULE_NEW,
+		.doit	= klb_nl_rule_new,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd	= KLB_CMD_RULE_DEL,
+		.doit	= klb_nl_rule_del,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	}, {
+		.cmd	= KLB_CMD_RULE_GET,
+		.dumpit	= klb_nl_rule_dump,
 	},
 };
 

@@ -31,6 +31,7 @@ int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
 			   struct genl_info *info);
 int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int klb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* restore.c */
 int klb_nl_flush(struct sk_buff *skb, struct genl_info *info);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Replies of the klb family: one pool or service (GET do), all of them
- * (GET dump), and the connection table (CONN_GET dump).
+ * (GET dump), the rules of a service (RULE_GET dump) and the connection
+ * table (CONN_GET dump).
  *
  * Config dumps hold klb_net->lock in each callback and report kn->gen as
  * their sequence, so a change between two callbacks flags the dump
@@ -14,7 +15,9 @@
 static size_t klb_nl_stats_size(void)
 {
 	return nla_total_size(0) +			/* STATS */
-	       9 * nla_total_size_64bit(sizeof(u64));	/* counters */
+	       9 * nla_total_size_64bit(sizeof(u64)) +	/* counters */
+	       nla_total_size(0) +			/* L7 */
+	       KLB_L7__MAX * nla_total_size_64bit(sizeof(u64));
 }
 
 static size_t klb_nl_backend_size(void)
@@ -27,8 +30,38 @@ static size_t klb_nl_backend_size(void)
 	       klb_nl_stats_size();
 }
 
+/* KLB_STATS_A_L7: the L7 counters, in the same order as enum klb_l7_ctr. */
+static int klb_nl_put_l7(struct sk_buff *skb, const struct klb_stats_sum *sum)
+{
+	struct nlattr *nest;
+	int i;
+
+	BUILD_BUG_ON(KLB_L7_STATS_A_REQUESTS + KLB_L7__MAX - 1 !=
+		     KLB_L7_STATS_A_MAX);
+	BUILD_BUG_ON(KLB_L7_STATS_A_REQUESTS + KLB_L7_ERR_LIMIT !=
+		     KLB_L7_STATS_A_ERR_LIMIT);
+
+	nest = nla_nest_start(skb, KLB_STATS_A_L7);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < KLB_L7__MAX; i++) {
+		if (nla_put_u64_64bit(skb, KLB_L7_STATS_A_REQUESTS + i,
+				      sum->l7[i], KLB_L7_STATS_A_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * @drops: the drop counters (services); @l7: the L7 counters (backends,
+ * which any service may use, and http or tls services).
+ */
 static int klb_nl_put_stats(struct sk_buff *skb, int type,
-			    const struct klb_stats_sum *sum, bool drops)
+			    const struct klb_stats_sum *sum, bool drops,
+			    bool l7)
 {
 	struct nlattr *nest;
 
@@ -58,6 +91,8 @@ static int klb_nl_put_stats(struct sk_buff *skb, int type,
 	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_BAD_PACKET,
 			       sum->drops[KLB_DROP_BAD_PACKET],
 			       KLB_STATS_A_PAD)))
+		goto err;
+	if (l7 && klb_nl_put_l7(skb, sum))
 		goto err;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -91,7 +126,7 @@ static int klb_nl_put_backend(struct sk_buff *skb,
 	    nla_put_u16(skb, KLB_BACKEND_A_PORT, ntohs(be->port)) ||
 	    nla_put_u32(skb, KLB_BACKEND_A_WEIGHT, be->weight) ||
 	    nla_put_u8(skb, KLB_BACKEND_A_STATE, be->state) ||
-	    klb_nl_put_stats(skb, KLB_BACKEND_A_STATS, &sum, false)) {
+	    klb_nl_put_stats(skb, KLB_BACKEND_A_STATS, &sum, false, true)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -245,12 +280,15 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 			       struct klb_service *svc, u32 portid, u32 seq,
 			       int flags, struct netlink_callback *cb)
 {
+	bool l7 = svc->mode != KLB_MODE_NAT;
+	struct klb_rule_set *rules;
 	struct klb_stats_sum sum;
 	struct klb_pool *pool;
 	struct nlattr *nest;
 	void *hdr;
 
 	pool = klb_service_pool(kn, svc);
+	rules = klb_service_rules(kn, svc);
 	klb_stats_read(svc->stats, &sum);
 	sum.active_conns = atomic_read(&svc->active_conns);
 
@@ -270,7 +308,12 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 	    nla_put_u8(skb, KLB_SERVICE_A_PROTO, svc->proto) ||
 	    nla_put_u8(skb, KLB_SERVICE_A_MODE, svc->mode) ||
 	    nla_put_string(skb, KLB_SERVICE_A_POOL, pool->name) ||
-	    klb_nl_put_stats(skb, KLB_SERVICE_A_STATS, &sum, true)) {
+	    (svc->proxy_protocol &&
+	     nla_put_u8(skb, KLB_SERVICE_A_PROXY_PROTOCOL,
+			svc->proxy_protocol)) ||
+	    (l7 && nla_put_u32(skb, KLB_SERVICE_A_NRULES,
+			       rules ? rules->n : 0)) ||
+	    klb_nl_put_stats(skb, KLB_SERVICE_A_STATS, &sum, true, l7)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -321,6 +364,108 @@ int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	mutex_unlock(&kn->lock);
 
 	cb->args[0] = pos;
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}
+
+/* ---- rules ------------------------------------------------------------- */
+
+/* A rule string (not NUL-terminated in struct klb_rule) as a string. */
+static int klb_nl_put_strn(struct sk_buff *skb, int type, const char *s,
+			   u16 len)
+{
+	struct nlattr *attr = nla_reserve(skb, type, len + 1);
+
+	if (!attr)
+		return -EMSGSIZE;
+	memcpy(nla_data(attr), s, len);
+	((char *)nla_data(attr))[len] = '\0';
+	return 0;
+}
+
+static int klb_nl_fill_rule(struct sk_buff *skb, struct netlink_callback *cb,
+			    const struct klb_service *svc, u32 index,
+			    const struct klb_rule_entry *e)
+{
+	const struct klb_rule *r = &e->rule;
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &klb_genl_family, NLM_F_MULTI, KLB_CMD_RULE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+
+	nest = nla_nest_start(skb, KLB_A_RULE);
+	if (!nest ||
+	    nla_put_string(skb, KLB_RULE_A_SERVICE, svc->name) ||
+	    nla_put_u32(skb, KLB_RULE_A_INDEX, index) ||
+	    ((r->match & KLB_RULE_M_HOST) &&
+	     klb_nl_put_strn(skb, KLB_RULE_A_HOST, r->host, r->host_len)) ||
+	    ((r->match & KLB_RULE_M_PATH) &&
+	     klb_nl_put_strn(skb, KLB_RULE_A_PATH, r->path, r->path_len)) ||
+	    ((r->match & KLB_RULE_M_HEADER) &&
+	     (klb_nl_put_strn(skb, KLB_RULE_A_HEADER_NAME, r->hname,
+			      r->hname_len) ||
+	      klb_nl_put_strn(skb, KLB_RULE_A_HEADER_VALUE, r->hvalue,
+			      r->hvalue_len))) ||
+	    ((r->match & KLB_RULE_M_METHOD) &&
+	     klb_nl_put_strn(skb, KLB_RULE_A_METHOD, r->method,
+			     r->method_len)) ||
+	    ((r->match & KLB_RULE_M_SNI) &&
+	     klb_nl_put_strn(skb, KLB_RULE_A_SNI, r->sni, r->sni_len)) ||
+	    nla_put_string(skb, KLB_RULE_A_POOL, e->pool->name)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/*
+ * The rules of the service named in KLB_A_RULE{SERVICE}, one message each.
+ * cb->args[0]: the next rule; cb->args[1]: the service was found (first
+ * call). A change in between (the service gone, a rule deleted) bumps
+ * kn->gen, which flags the rest of the dump and its end NLM_F_DUMP_INTR.
+ */
+int klb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const char *name = klb_nl_dump_filter(cb, KLB_A_RULE,
+					      KLB_RULE_A_SERVICE);
+	struct klb_net *kn = klb_net(sock_net(skb->sk));
+	unsigned long i = cb->args[0];
+	struct klb_rule_set *set;
+	struct klb_service *svc;
+	int err = 0;
+
+	if (!name) {
+		klb_err(cb->extack, NULL,
+			"missing rule service: rules are listed per service");
+		return -EINVAL;
+	}
+	mutex_lock(&kn->lock);
+	cb->seq = kn->gen;
+	svc = klb_service_find(&kn->services, name);
+	if (!svc) {
+		mutex_unlock(&kn->lock);
+		if (cb->args[1])
+			return 0;
+		klb_err(cb->extack, NULL, "service %s does not exist", name);
+		return -ENOENT;
+	}
+	cb->args[1] = 1;
+	set = klb_service_rules(kn, svc);
+	for (; set && i < set->n; i++) {
+		err = klb_nl_fill_rule(skb, cb, svc, i, &set->e[i]);
+		if (err)
+			break;
+	}
+	mutex_unlock(&kn->lock);
+
+	cb->args[0] = i;
 	if (err && !skb->len)
 		return err;
 	return skb->len;

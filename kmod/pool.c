@@ -85,8 +85,9 @@ int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched)
  * pool through a service just before that service moved to another pool
  * may still be looking at it: the table and the pool itself are freed after
  * a grace period, and pool->table is left pointing at the table until then.
- * @live: the netns is running (not being dismantled) and its connections
- * may be expired.
+ * @live: the netns is running (not being dismantled): its connections may
+ * be expired and the L7 engine told that the backends are gone (when the
+ * netns is dismantled, the engine has already closed everything).
  */
 void klb_pool_destroy(struct klb_net *kn, struct klb_pool *pool, bool live)
 {
@@ -107,39 +108,56 @@ void klb_pool_destroy(struct klb_net *kn, struct klb_pool *pool, bool live)
 		list_del(&be->pool_node);
 		if (expire)
 			klb_conn_backend_removed(kn, be);
+		if (live)
+			klb_l7_backend_removed(kn, be);
 		klb_backend_put(be);
 	}
 	klb_obj_dec(KLB_OBJ_POOL);
 	kfree_rcu(pool, rcu);
 }
 
-/* The first service using @pool, if any. */
-static struct klb_service *klb_pool_user(struct klb_net *kn,
-					 struct klb_pool *pool)
+/*
+ * If a service uses @pool, as its pool or in one of its rules, say which
+ * (the first one) and return true.
+ */
+static bool klb_pool_used(struct klb_net *kn, struct klb_pool *pool,
+			  struct netlink_ext_ack *extack)
 {
+	struct klb_rule_set *set;
 	struct klb_service *svc;
+	u32 i;
 
 	if (!pool->users)
-		return NULL;
-	list_for_each_entry(svc, &kn->services, node)
-		if (klb_service_pool(kn, svc) == pool)
-			return svc;
-	return NULL;
+		return false;
+	list_for_each_entry(svc, &kn->services, node) {
+		if (klb_service_pool(kn, svc) == pool) {
+			klb_err(extack, NULL, "pool %s is used by service %s",
+				pool->name, svc->name);
+			return true;
+		}
+		set = klb_service_rules(kn, svc);
+		for (i = 0; set && i < set->n; i++) {
+			if (set->e[i].pool == pool) {
+				klb_err(extack, NULL,
+					"pool %s is used by rule %u of service %s",
+					pool->name, i, svc->name);
+				return true;
+			}
+		}
+	}
+	/* users counts what the loop finds: never here, but do not free */
+	WARN_ON_ONCE(1);
+	klb_err(extack, NULL, "pool %s is in use", pool->name);
+	return true;
 }
 
 int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
 		 struct netlink_ext_ack *extack)
 {
-	struct klb_service *svc;
-
 	lockdep_assert_held(&kn->lock);
 
-	svc = klb_pool_user(kn, pool);
-	if (svc) {
-		klb_err(extack, NULL, "pool %s is used by service %s",
-			pool->name, svc->name);
+	if (klb_pool_used(kn, pool, extack))
 		return -EBUSY;
-	}
 	list_del(&pool->node);
 	kn->npools--;
 	klb_pool_destroy(kn, pool, true);
@@ -258,6 +276,8 @@ int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 	}
 	klb_obj_inc(KLB_OBJ_BACKEND);
 	kref_init(&be->ref);
+	spin_lock_init(&be->idle_lock);
+	INIT_LIST_HEAD(&be->idle);
 	be->family = cfg->family;
 	be->addr = cfg->addr;
 	be->port = cfg->port;
@@ -354,6 +374,8 @@ int klb_backend_del(struct klb_net *kn, struct klb_pool *pool,
 		return err;
 	}
 	pool->nbackends--;
+	/* Its idle keep-alive connections close; none is parked any more. */
+	klb_l7_backend_removed(kn, be);
 
 	if (READ_ONCE(kn->sysctl.expire_nodest_conn)) {
 		/* After this no reader can still pick it from the old table. */

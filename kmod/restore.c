@@ -8,6 +8,11 @@
  * staged objects are freed and nothing changed. The swap hashes the new
  * services first, ahead of the old ones, so each virtual address goes from
  * the old service to the new one without a moment with neither.
+ *
+ * Staged http and tls services (with their rules, which name staged pools)
+ * open their listeners before the swap, next to the old ones (the engine
+ * uses SO_REUSEPORT), because opening a socket can fail and the swap must
+ * not; the old services then close theirs as they are destroyed.
  */
 #include "netlink.h"
 
@@ -147,11 +152,33 @@ static void klb_restore_swap(struct klb_net *kn, struct list_head *pools,
 	klb_config_changed(kn);
 }
 
+/*
+ * Open the listeners of the staged http and tls services. *@started: one
+ * was opened, or tried to.
+ */
+static int klb_restore_start(struct klb_net *kn, struct list_head *services,
+			     bool *started, struct netlink_ext_ack *extack)
+{
+	struct klb_service *svc;
+	int err;
+
+	list_for_each_entry(svc, services, node) {
+		*started |= svc->mode != KLB_MODE_NAT;
+		err = klb_service_start(kn, svc, extack);
+		if (err) {
+			klb_err_prefix(extack, "service %s: ", svc->name);
+			return err;
+		}
+	}
+	return 0;
+}
+
 int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 {
 	struct klb_net *kn = klb_net(genl_info_net(info));
 	LIST_HEAD(services);
 	LIST_HEAD(pools);
+	bool started = false;
 	int err;
 
 	if (NL_REQ_ATTR_CHECK(info->extack, NULL, info->attrs, KLB_A_CONFIG)) {
@@ -162,6 +189,9 @@ int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&kn->lock);
 	err = klb_restore_stage(kn, info->attrs[KLB_A_CONFIG], &pools,
 				&services, info->extack);
+	if (err)
+		goto err_staged;
+	err = klb_restore_start(kn, &services, &started, info->extack);
 	if (err)
 		goto err_staged;
 	/* The only step of the swap that can fail: do it before the swap. */
@@ -175,8 +205,13 @@ int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 
 err_staged:
-	klb_services_destroy(kn, &services, false);
-	klb_pools_destroy(kn, &pools, false);
+	/*
+	 * Stops the services that were started. Once a listener was open, a
+	 * client may have reached a staged service: tear down as live, so
+	 * that the engine lets go of the staged backends too.
+	 */
+	klb_services_destroy(kn, &services, started);
+	klb_pools_destroy(kn, &pools, started);
 	mutex_unlock(&kn->lock);
 	return err;
 }

@@ -1,9 +1,166 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Rules of http and tls services: STUB, replaced by the config-layer work. */
-#include "klb.h"
+/*
+ * Rules of http and tls services: which pool a request (or a ClientHello)
+ * goes to. Matching itself is pure code (l7/rule_match.c); this file keeps
+ * the rules of each service and answers the engine's question.
+ *
+ * A service's rules are one immutable array (struct klb_rule_set) that the
+ * engine reads under RCU. A change builds a new array under kn->lock,
+ * publishes it with rcu_assign_pointer() and frees the old one after a
+ * grace period, so a request is always routed by one consistent list,
+ * without any lock on the request path.
+ *
+ * Each entry counts as a user of its pool (pool->users), like a service
+ * does of its default pool, so a pool cannot be deleted while a rule
+ * names it. The count moves with the entry: copying a set to a new one
+ * keeps it, only adding, deleting or dropping all rules changes it.
+ */
+#include <linux/overflow.h>
+#include <linux/slab.h>
 
+#include "config.h"
+
+struct klb_rule_set *klb_rule_set_alloc(u32 n)
+{
+	struct klb_rule_set *set;
+
+	/* ~2 KiB per rule: a full set is too big to ask kmalloc for. */
+	set = kvzalloc(struct_size(set, e, n), GFP_KERNEL);
+	if (!set)
+		return NULL;
+	set->n = n;
+	klb_obj_inc(KLB_OBJ_RULE_SET);
+	return set;
+}
+
+/* A set nobody but its builder ever saw. */
+void klb_rule_set_destroy(struct klb_rule_set *set)
+{
+	kvfree(set);
+	klb_obj_dec(KLB_OBJ_RULE_SET);
+}
+
+/* RCU callbacks may run in softirq: kvfree() defers a vfree() from there. */
+static void klb_rule_set_free_rcu(struct rcu_head *rcu)
+{
+	klb_rule_set_destroy(container_of(rcu, struct klb_rule_set, rcu));
+}
+
+/* Replace the rules of @svc with @set (NULL: none); free the old ones. */
+static void klb_rules_publish(struct klb_net *kn, struct klb_service *svc,
+			      struct klb_rule_set *set)
+{
+	struct klb_rule_set *old;
+
+	old = rcu_replace_pointer(svc->rules, set, lockdep_is_held(&kn->lock));
+	if (old)
+		call_rcu(&old->rcu, klb_rule_set_free_rcu);
+}
+
+/*
+ * Give a freshly built @set, whose pools all exist, to @svc, which has no
+ * rules yet (a service being created): its pools gain a user each.
+ */
+void klb_rules_attach(struct klb_net *kn, struct klb_service *svc,
+		      struct klb_rule_set *set)
+{
+	u32 i;
+
+	lockdep_assert_held(&kn->lock);
+	WARN_ON_ONCE(klb_service_rules(kn, svc));
+
+	for (i = 0; i < set->n; i++)
+		set->e[i].pool->users++;
+	klb_rules_publish(kn, svc, set);
+}
+
+/* Append a copy of @ne (prepared rule, existing pool) to the rules of @svc. */
+int klb_rule_append(struct klb_net *kn, struct klb_service *svc,
+		    const struct klb_rule_entry *ne)
+{
+	struct klb_rule_set *old, *set;
+	u32 n;
+
+	lockdep_assert_held(&kn->lock);
+
+	old = klb_service_rules(kn, svc);
+	n = old ? old->n : 0;
+	if (WARN_ON_ONCE(n >= KLB_RULES_MAX))	/* the caller checked */
+		return -ENOSPC;
+	set = klb_rule_set_alloc(n + 1);
+	if (!set)
+		return -ENOMEM;
+	if (n)
+		memcpy(set->e, old->e, n * sizeof(set->e[0]));
+	set->e[n] = *ne;
+	ne->pool->users++;
+	klb_rules_publish(kn, svc, set);
+	return 0;
+}
+
+/* Remove rule @index of @svc; the ones after it move up by one. */
+int klb_rule_del(struct klb_net *kn, struct klb_service *svc, u32 index,
+		 const struct nlattr *attr, struct netlink_ext_ack *extack)
+{
+	struct klb_rule_set *old, *set = NULL;
+	struct klb_pool *pool;
+
+	lockdep_assert_held(&kn->lock);
+
+	old = klb_service_rules(kn, svc);
+	if (!old || index >= old->n) {
+		klb_err(extack, attr, "rule %u does not exist", index);
+		return -ENOENT;
+	}
+	pool = old->e[index].pool;
+	/* The last rule goes: no set at all, so the engine skips matching. */
+	if (old->n > 1) {
+		set = klb_rule_set_alloc(old->n - 1);
+		if (!set)
+			return -ENOMEM;
+		memcpy(set->e, old->e, index * sizeof(set->e[0]));
+		memcpy(set->e + index, old->e + index + 1,
+		       (old->n - index - 1) * sizeof(set->e[0]));
+	}
+	klb_rules_publish(kn, svc, set);
+	/*
+	 * A request routed by the old set may still use the pool until the
+	 * grace period ends; a pool is only ever freed after one as well.
+	 */
+	pool->users--;
+	return 0;
+}
+
+/* Drop every rule of @svc (the service goes away). */
+void klb_rules_clear(struct klb_net *kn, struct klb_service *svc)
+{
+	struct klb_rule_set *set = klb_service_rules(kn, svc);
+	u32 i;
+
+	if (!set)
+		return;
+	for (i = 0; i < set->n; i++)
+		set->e[i].pool->users--;
+	klb_rules_publish(kn, svc, NULL);
+}
+
+/*
+ * The pool a request (http) or a ClientHello (tls) of @svc goes to: that of
+ * the first rule matching @in, else the service's default pool. Under
+ * rcu_read_lock; the pool stays valid until rcu_read_unlock(). The engine
+ * must not route for a service it saw stopping (svc->stopping) within the
+ * same read section: a stopped service's pools may be on their way out.
+ */
 struct klb_pool *klb_l7_route_rcu(struct klb_service *svc,
 				  const struct klb_rule_input *in)
 {
+	const struct klb_rule_set *set = rcu_dereference(svc->rules);
+	u32 i;
+
+	if (set) {
+		for (i = 0; i < set->n; i++)
+			if (klb_rule_match(&set->e[i].rule, in))
+				return set->e[i].pool;
+	}
 	return rcu_dereference(svc->pool);
 }

@@ -5,6 +5,12 @@
  * The datapath finds a service by VIP in kn->svc_hash under RCU. Removing a
  * service unhashes it, waits for a grace period so that no packet can still
  * be creating a connection to it, then flushes its connections.
+ *
+ * An http or tls service also has a listener of the L7 engine (l7/), opened
+ * by klb_service_start() before the service is hashed and closed by
+ * klb_service_stop() before it is unhashed. svc->stopping doubles as "not
+ * started": it is set until the listener opens and again once it closes,
+ * so stopping a list of services stops exactly those that were started.
  */
 #include <linux/jhash.h>
 #include <linux/hash.h>
@@ -164,10 +170,67 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 	svc->port = cfg->port;
 	svc->proto = cfg->proto;
 	svc->mode = cfg->mode;
+	svc->proxy_protocol = cfg->proxy_protocol;
+	svc->stopping = cfg->mode != KLB_MODE_NAT;	/* not started yet */
 	atomic_set(&svc->active_conns, 0);
 	RCU_INIT_POINTER(svc->pool, pool);
 	pool->users++;
+
+	if (cfg->rules) {
+		err = klb_nl_rules_build(kn, pools, svc, cfg->rules, extack);
+		if (err) {
+			pool->users--;
+			klb_service_put(svc);
+			return ERR_PTR(err);
+		}
+	}
 	return svc;
+}
+
+/* Undo klb_service_create(): drop the configuration's hold on @svc. */
+static void klb_service_unconfigure(struct klb_net *kn,
+				    struct klb_service *svc)
+{
+	klb_rules_clear(kn, svc);
+	klb_service_pool(kn, svc)->users--;
+	klb_service_put(svc);
+}
+
+/* Open the listener of an http or tls service; nothing to do for nat. */
+int klb_service_start(struct klb_net *kn, struct klb_service *svc,
+		      struct netlink_ext_ack *extack)
+{
+	int err;
+
+	lockdep_assert_held(&kn->lock);
+
+	if (svc->mode == KLB_MODE_NAT)
+		return 0;
+	/* Before the listener opens: its first session must see it running. */
+	WRITE_ONCE(svc->stopping, false);
+	err = klb_l7_service_start(kn, svc, extack);
+	if (err) {
+		WRITE_ONCE(svc->stopping, true);
+		if (extack && !extack->_msg)
+			klb_err(extack, NULL,
+				"cannot open the listener of service %s (%d)",
+				svc->name, err);
+	}
+	return err;
+}
+
+/*
+ * Close the listener of a started http or tls service; its sessions see
+ * svc->stopping, finish the exchange in progress and close.
+ */
+void klb_service_stop(struct klb_net *kn, struct klb_service *svc)
+{
+	lockdep_assert_held(&kn->lock);
+
+	if (svc->mode == KLB_MODE_NAT || svc->stopping)
+		return;
+	WRITE_ONCE(svc->stopping, true);
+	klb_l7_service_stop(kn, svc);
 }
 
 /* Make @svc visible to the datapath, ahead of any older twin (restore). */
@@ -203,17 +266,21 @@ int klb_hooks_sync(struct klb_net *kn, u32 nservices)
  * caller) and drop the configuration's reference on each. @live: packets
  * may still be flowing, so wait for them and flush the connections; when
  * the netns is dismantled the hooks and the connections are already gone.
+ * Started http and tls services are stopped either way (the engine of a
+ * dismantled netns is already gone, and stopping is then harmless).
  */
 void klb_services_destroy(struct klb_net *kn, struct list_head *services,
 			  bool live)
 {
 	struct klb_service *svc, *tmp;
-	struct klb_pool *pool;
 
 	lockdep_assert_held(&kn->lock);
 
-	list_for_each_entry(svc, services, node)
+	/* Listeners close first, while their VIP still steers to them. */
+	list_for_each_entry(svc, services, node) {
+		klb_service_stop(kn, svc);
 		hlist_del_init_rcu(&svc->vip_node);
+	}
 	if (live && !list_empty(services))
 		synchronize_rcu();
 
@@ -221,9 +288,7 @@ void klb_services_destroy(struct klb_net *kn, struct list_head *services,
 		list_del(&svc->node);
 		if (live)
 			klb_conn_flush_service(kn, svc);
-		pool = klb_service_pool(kn, svc);
-		pool->users--;
-		klb_service_put(svc);
+		klb_service_unconfigure(kn, svc);
 	}
 }
 
@@ -237,17 +302,23 @@ int klb_service_add(struct klb_net *kn, const struct klb_service_cfg *cfg,
 	if (IS_ERR(svc))
 		return PTR_ERR(svc);
 
+	err = klb_service_start(kn, svc, extack);
+	if (err)
+		goto err_svc;
 	err = klb_hooks_sync(kn, kn->nservices + 1);
 	if (err) {
 		klb_err(extack, NULL, "cannot register netfilter hooks");
-		klb_service_pool(kn, svc)->users--;
-		klb_service_put(svc);
-		return err;
+		klb_service_stop(kn, svc);
+		goto err_svc;
 	}
 	klb_service_hash(kn, svc);
 	list_add_tail(&svc->node, &kn->services);
 	kn->nservices++;
 	return 0;
+
+err_svc:
+	klb_service_unconfigure(kn, svc);
+	return err;
 }
 
 int klb_service_set_pool(struct klb_net *kn, struct klb_service *svc,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU counters of services and backends. The datapath bumps its own
- * CPU's copy (klb.h); readers sum all CPUs, retrying a CPU whose copy was
- * being written (only matters on 32-bit, where a u64 is two stores).
+ * Per-CPU counters of services and backends. The datapath and the L7
+ * engine bump their own CPU's copy (klb.h); readers sum all CPUs, retrying
+ * a CPU whose copy was being written (only matters on 32-bit, where a u64
+ * is two stores).
  */
 #include <linux/percpu.h>
 #include <linux/string.h>
@@ -33,6 +34,7 @@ void klb_stats_read(struct klb_pcpu_stats __percpu *stats,
 {
 	u64 conns, pkts_in, bytes_in, pkts_out, bytes_out;
 	u64 drops[KLB_DROP__MAX];
+	u64 l7[KLB_L7__MAX];
 	unsigned int start;
 	int cpu, i;
 
@@ -49,6 +51,8 @@ void klb_stats_read(struct klb_pcpu_stats __percpu *stats,
 			bytes_out = u64_stats_read(&s->bytes_out);
 			for (i = 0; i < KLB_DROP__MAX; i++)
 				drops[i] = u64_stats_read(&s->drops[i]);
+			for (i = 0; i < KLB_L7__MAX; i++)
+				l7[i] = u64_stats_read(&s->l7[i]);
 		} while (u64_stats_fetch_retry(&s->syncp, start));
 
 		sum->conns += conns;
@@ -58,5 +62,7 @@ void klb_stats_read(struct klb_pcpu_stats __percpu *stats,
 		sum->bytes_out += bytes_out;
 		for (i = 0; i < KLB_DROP__MAX; i++)
 			sum->drops[i] += drops[i];
+		for (i = 0; i < KLB_L7__MAX; i++)
+			sum->l7[i] += l7[i];
 	}
 }

@@ -11,6 +11,11 @@
 
 static int klb_conn_max_max = 16 * 1024 * 1024;
 static int klb_timeout_max = 7 * 24 * 3600;	/* a week, in seconds */
+/* A request head must hold a request line and a few fields, and fit 64K. */
+static int klb_header_size_min = 512;
+static int klb_header_size_max = 65536;
+static int klb_headers_max = 1000;
+static int klb_idle_max_max = 65536;
 
 /*
  * .data holds the offset of the field in struct klb_sysctl; each netns
@@ -35,6 +40,18 @@ static const struct ctl_table klb_sysctl_template[] = {
 	KLB_SYSCTL(tcp_timeout_close, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(udp_timeout, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(expire_nodest_conn, SYSCTL_ZERO, SYSCTL_ONE),
+	KLB_SYSCTL(http_max_header_size, &klb_header_size_min,
+		   &klb_header_size_max),
+	KLB_SYSCTL(http_max_headers, SYSCTL_ONE, &klb_headers_max),
+	KLB_SYSCTL(http_header_timeout, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(http_keepalive_timeout, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(http_response_timeout, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(l7_connect_timeout, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(l7_idle_timeout, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(l7_max_conns, SYSCTL_ONE, &klb_conn_max_max),
+	/* 0: every backend connection closes after its exchange */
+	KLB_SYSCTL(l7_backend_idle_max, SYSCTL_ZERO, &klb_idle_max_max),
+	KLB_SYSCTL(tls_hello_timeout, SYSCTL_ONE, &klb_timeout_max),
 	{ }
 };
 
@@ -48,6 +65,16 @@ void klb_sysctl_defaults(struct klb_sysctl *s)
 	s->tcp_timeout_close = 10;
 	s->udp_timeout = 300;
 	s->expire_nodest_conn = 0;
+	s->http_max_header_size = 8192;
+	s->http_max_headers = 100;
+	s->http_header_timeout = 10;
+	s->http_keepalive_timeout = 60;
+	s->http_response_timeout = 60;
+	s->l7_connect_timeout = 5;
+	s->l7_idle_timeout = 300;
+	s->l7_max_conns = 65536;
+	s->l7_backend_idle_max = 64;
+	s->tls_hello_timeout = 10;
 }
 
 int klb_sysctl_net_init(struct klb_net *kn)

@@ -3,8 +3,10 @@
 """A tiny generic netlink client for the klb selftests: sends hand-crafted
 (malformed) requests to the "klb" family and checks what the kernel answers.
 
-  klb_nl.py cases [--save-cmd "klbctl save"] [--only SUBSTR]
-      run the built-in table of bad requests; for each print one line
+  klb_nl.py cases [--save-cmd "klbctl save"] [--only SUBSTR] [--no-l7]
+      run the built-in table of bad requests (--no-l7: not those that need
+      the http and tls services of the base configuration); for each print
+      one line
         PASS|FAIL <description> | errno NAME, extack "<message>"[, problem]
       A case passes when the kernel refuses it with one of the expected errnos,
       gives an extack message (where one is due), and the output of the save
@@ -177,7 +179,14 @@ class Genl:
                                 msg = v.rstrip(b"\0").decode(errors="replace")
                     return err, msg, replies
                 if typ == NLMSG_DONE:
-                    return 0, "", replies
+                    # a dump reports its error here: an int, then extack TLVs
+                    err = -struct.unpack_from("=i", body)[0] if len(body) >= 4 else 0
+                    msg = ""
+                    if err and fl & NLM_F_ACK_TLVS:
+                        for t, v in parse_attrs(body[4:]):
+                            if t == NLMSGERR_ATTR_MSG:
+                                msg = v.rstrip(b"\0").decode(errors="replace")
+                    return err, msg, replies
                 replies.append(body)
                 if not (fl & NLM_F_MULTI) and not (flags & NLM_F_ACK):
                     return 0, "", replies
@@ -207,6 +216,9 @@ def ename(e):
 #   pool web  (wrr) backends 10.0.1.11:80, 10.0.1.12:80; service web  10.0.100.1:80/tcp -> web
 #   pool web6 (rr)  backend  [fd01::11]:80;               service web6 [fd00:100::1]:80/tcp -> web6
 #   pool spare (rr) no backends, unused
+# and, unless --no-l7:
+#   pool api (wrr) no backends;  service h 10.0.100.1:8080/tcp mode http -> web,
+#     rule 0: host a.example.com -> api;  service t 10.0.100.1:8443/tcp mode tls -> web
 POL = "A_POOL"
 SVC = "A_SERVICE"
 INVAL = {"EINVAL", "ERANGE"}
@@ -240,11 +252,27 @@ def svc_ok(nm="new", vip="10.0.100.9", port=80, proto=6, mode=0, pl="spare", ski
     return [v for k, v in parts.items() if k not in skip]
 
 
-def cases():
+def rule(*attrs, flag=True):
+    return [nest("A_RULE", list(attrs), flag)]
+
+
+def rstr(t, v):
+    return s("RULE_A_" + t, v)
+
+
+def rsvc(v):
+    return s("RULE_A_SERVICE", v)
+
+
+def rpool(v):
+    return s("RULE_A_POOL", v)
+
+
+def cases(l7=True):
     c = []
 
-    def add(desc, cmd, attrs, expect, need_msg=True):
-        c.append((desc, cmd, attrs, set(expect), need_msg))
+    def add(desc, cmd, attrs, expect, need_msg=True, flags=NLM_F_ACK):
+        c.append((desc, cmd, attrs, set(expect), need_msg, flags))
 
     # missing attributes
     add("pool new without KLB_A_POOL", "CMD_POOL_NEW", [], INVAL)
@@ -351,10 +379,121 @@ def cases():
         [nest("A_CONFIG", [cfg_pool, nest("CONFIG_A_POOL", [name("r3"), u8("POOL_A_SCHED", 200)])])], INVAL)
     add("restore: unknown attribute", "CMD_RESTORE", [nest("A_CONFIG", [cfg_pool, u32(E["CONFIG_A_MAX"] + 1, 0)])], INVAL)
     add("restore without KLB_A_CONFIG", "CMD_RESTORE", [], INVAL)
+
+    # ---- L7 modes, PROXY protocol, rules: checks that need no L7 service
+    http, tls = E["MODE_HTTP"], E["MODE_TLS"]
+    add("mode http with proto udp", "CMD_SERVICE_NEW", svc(*svc_ok(proto=17, mode=http)), INVAL)
+    add("mode tls with proto udp", "CMD_SERVICE_NEW", svc(*svc_ok(proto=17, mode=tls)), INVAL)
+    add("proxy protocol 1", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [u8("SERVICE_A_PROXY_PROTOCOL", 1)])), INVAL)
+    add("proxy protocol 3", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [u8("SERVICE_A_PROXY_PROTOCOL", 3)])), INVAL)
+    add("proxy protocol 2 on mode nat", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [u8("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
+    add("proxy protocol 2 on mode tls", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=tls) + [u8("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
+    add("proxy protocol as u32", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [u32("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
+    add("output-only NRULES in service new", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [u32("SERVICE_A_NRULES", 1)])), INVAL)
+    add("output-only STATS in service new", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [nest("SERVICE_A_STATS", [u64("STATS_A_CONNS", 1)])])), INVAL)
+    add("service set: proxy protocol 2 on a nat service", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_PROXY_PROTOCOL", 2)), INVAL)
+    add("service set: proxy protocol 2 and a bad pool", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), s("SERVICE_A_POOL", "nope"), u8("SERVICE_A_PROXY_PROTOCOL", 2)),
+        INVAL | {"ENOENT"})
+    add("service set: mode", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_MODE", http)), INVAL | {"EOPNOTSUPP"})
+    add("service set: rules", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), nest("SERVICE_A_RULES", [])), INVAL | {"EOPNOTSUPP"})
+    add("service new: rules on a nat service", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [nest("SERVICE_A_RULES", [nest("RULES_A_RULE", [rpool("spare")])])])), INVAL)
+    add("rule new without KLB_A_RULE", "CMD_RULE_NEW", [], INVAL)
+    add("rule new without service", "CMD_RULE_NEW", rule(rpool("spare")), INVAL)
+    add("rule new: unknown service", "CMD_RULE_NEW", rule(rsvc("nope"), rpool("spare")), {"ENOENT"})
+    add("rule new on a nat service", "CMD_RULE_NEW", rule(rsvc("web"), rpool("spare")), INVAL)
+    add("rule nest without NLA_F_NESTED", "CMD_RULE_NEW", rule(rsvc("web"), rpool("spare"), flag=False), INVAL)
+    add("rule: unknown attribute", "CMD_RULE_NEW",
+        rule(rsvc("web"), rpool("spare"), u32(E["RULE_A_MAX"] + 1, 1)), INVAL)
+    add("rule: host not NUL-terminated", "CMD_RULE_NEW", rule(rsvc("web"), raw("RULE_A_HOST", b"abcd"), rpool("spare")), INVAL)
+    add("rule: host as u32", "CMD_RULE_NEW", rule(rsvc("web"), u32("RULE_A_HOST", 0x41414141), rpool("spare")), INVAL)
+    add("rule: index as u8", "CMD_RULE_DEL", rule(rsvc("web"), u8("RULE_A_INDEX", 0)), INVAL)
+    for attr, n in (("HOST", 254), ("SNI", 254), ("PATH", 1024), ("HEADER_NAME", 64),
+                    ("HEADER_VALUE", 256), ("METHOD", 32)):
+        v = ("/" + "p" * (n - 1)) if attr == "PATH" else "a" * n
+        add("rule: %s of %d characters" % (attr.lower(), n), "CMD_RULE_NEW",
+            rule(rsvc("web"), rstr(attr, v), rpool("spare")), INVAL)
+    add("rule get without a service (dump)", "CMD_RULE_GET", [], INVAL, flags=NLM_F_DUMP)
+    add("rule get: unknown service (dump)", "CMD_RULE_GET", rule(rsvc("nope")), {"ENOENT"}, flags=NLM_F_DUMP)
+    add("rule get as a do request", "CMD_RULE_GET", rule(rsvc("web")), {"EOPNOTSUPP"}, need_msg=False)
+    add("rule del without index", "CMD_RULE_DEL", rule(rsvc("web")), INVAL)
+    add("rule del on a nat service", "CMD_RULE_DEL", rule(rsvc("web"), u32("RULE_A_INDEX", 0)), INVAL)
+    add("restore: rules on a nat service", "CMD_RESTORE",
+        [nest("A_CONFIG", [cfg_pool, nest("CONFIG_A_SERVICE", svc_ok(nm="r", pl="r1") +
+                                          [nest("SERVICE_A_RULES", [nest("RULES_A_RULE", [rpool("r1")])])])])],
+        INVAL)
+    if not l7:
+        return c
+
+    # ---- with the http service h and the tls service t
+    def hs(*a):
+        return rule(rsvc("h"), *a)
+
+    def ts(*a):
+        return rule(rsvc("t"), *a)
+
+    add("rule new without pool", "CMD_RULE_NEW", hs(rstr("HOST", "b.example.com")), INVAL)
+    add("rule new: unknown pool", "CMD_RULE_NEW", hs(rpool("nope")), {"ENOENT"})
+    add("rule new: bad pool name", "CMD_RULE_NEW", hs(rpool("a b")), INVAL)
+    add("rule new with an index", "CMD_RULE_NEW", hs(u32("RULE_A_INDEX", 0), rpool("api")), INVAL)
+    for attr, v in (("HOST", "a.example.com"), ("PATH", "/x"), ("METHOD", "GET")):
+        add("rule: %s on a tls service" % attr.lower(), "CMD_RULE_NEW", ts(rstr(attr, v), rpool("api")), INVAL)
+    add("rule: header on a tls service", "CMD_RULE_NEW",
+        ts(rstr("HEADER_NAME", "X"), rstr("HEADER_VALUE", "1"), rpool("api")), INVAL)
+    add("rule: sni on an http service", "CMD_RULE_NEW", hs(rstr("SNI", "a.example.com"), rpool("api")), INVAL)
+    add("rule: header name without value", "CMD_RULE_NEW", hs(rstr("HEADER_NAME", "X-A"), rpool("api")), INVAL)
+    add("rule: header value without name", "CMD_RULE_NEW", hs(rstr("HEADER_VALUE", "1"), rpool("api")), INVAL)
+    for attr, v in (("HOST", ""), ("HOST", "a..example.com"), ("HOST", "a b"), ("HOST", "*"),
+                    ("PATH", ""), ("PATH", "api"), ("PATH", "/a?b"), ("PATH", "/a b"),
+                    ("METHOD", ""), ("METHOD", "GE T"), ("HEADER_NAME", "X:A"), ("HEADER_NAME", "")):
+        extra = [rstr("HEADER_VALUE", "1")] if attr == "HEADER_NAME" else []
+        add("rule: %s %r" % (attr.lower(), v), "CMD_RULE_NEW", hs(rstr(attr, v), *(extra + [rpool("api")])), INVAL)
+    for v in (" lead", "trail ", "ctl\x01", "del\x7f"):
+        add("rule: header value %r" % v, "CMD_RULE_NEW",
+            hs(rstr("HEADER_NAME", "X-A"), rstr("HEADER_VALUE", v), rpool("api")), INVAL)
+    add("rule: sni 'a b' (tls)", "CMD_RULE_NEW", ts(rstr("SNI", "a b"), rpool("api")), INVAL)
+    add("rule del: index out of range", "CMD_RULE_DEL", hs(u32("RULE_A_INDEX", 1)), {"ENOENT"})
+    add("rule del: index 4294967295", "CMD_RULE_DEL", hs(u32("RULE_A_INDEX", 0xFFFFFFFF)), {"ENOENT"})
+    add("rule del with a matcher", "CMD_RULE_DEL", hs(u32("RULE_A_INDEX", 0), rstr("HOST", "a.example.com")), INVAL)
+    add("delete a pool used by a rule", "CMD_POOL_DEL", pool(name("api")), {"EBUSY"})
+    add("service set: proxy protocol 2 on a tls service", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "t"), u8("SERVICE_A_PROXY_PROTOCOL", 2)), INVAL)
+    add("service set: proxy protocol 1", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "h"), u8("SERVICE_A_PROXY_PROTOCOL", 1)), INVAL)
+
+    # restore: rules are checked like RULE_NEW, against the staged pools
+    def l7cfg(rules, mode=http, extra_pools=()):
+        return [nest("A_CONFIG", [cfg_pool] + list(extra_pools) + [
+            nest("CONFIG_A_SERVICE", svc_ok(nm="r", vip="10.0.100.9", mode=mode, pl="r1") +
+                 [nest("SERVICE_A_RULES", [nest("RULES_A_RULE", r) for r in rules])])])]
+    add("restore: rule naming a missing pool", "CMD_RESTORE", l7cfg([[rpool("api")]]), {"ENOENT"})
+    add("restore: rule with a service name inside", "CMD_RESTORE", l7cfg([[rsvc("r"), rpool("r1")]]), INVAL)
+    add("restore: rule with an index inside", "CMD_RESTORE", l7cfg([[u32("RULE_A_INDEX", 0), rpool("r1")]]), INVAL)
+    add("restore: sni rule on an http service", "CMD_RESTORE", l7cfg([[rstr("SNI", "a.example.com"), rpool("r1")]]), INVAL)
+    add("restore: host rule on a tls service", "CMD_RESTORE",
+        l7cfg([[rstr("HOST", "a.example.com"), rpool("r1")]], mode=tls), INVAL)
+    add("restore: bad path in the last rule", "CMD_RESTORE",
+        l7cfg([[rpool("r1")], [rstr("PATH", "/ok"), rpool("r1")], [rstr("PATH", "bad"), rpool("r1")]]), INVAL)
+    add("restore: %d rules" % (E["RULES_MAX"] + 1), "CMD_RESTORE",
+        l7cfg([[rpool("r1")]] * (E["RULES_MAX"] + 1)), {"ENOSPC", "E2BIG", "EINVAL"})
+    add("restore: http service with rules, then a bad pool", "CMD_RESTORE",
+        l7cfg([[rstr("HOST", "x.example.com"), rpool("r1")]],
+              extra_pools=[nest("CONFIG_A_POOL", [name("r3"), u8("POOL_A_SCHED", 200)])]), INVAL)
     return c
 
 
-def run_cases(save_cmd, only):
+def run_cases(save_cmd, only, l7=True):
     g = Genl()
     failed = 0
 
@@ -365,10 +504,10 @@ def run_cases(save_cmd, only):
         return b"rc=%d\n" % r.returncode + r.stdout
 
     before = save()
-    for desc, cmd, attrs, expect, need_msg in cases():
+    for desc, cmd, attrs, expect, need_msg, flags in cases(l7):
         if only and only not in desc:
             continue
-        err, msg, _ = g.do(cmd, attrs)
+        err, msg, _ = g.do(cmd, attrs, flags=flags)
         after = save()
         # by number: ENOTSUP == EOPNOTSUPP on Linux
         name_ = next((n for n in expect if getattr(errno, n, None) == err), errno.errorcode.get(err, ""))
@@ -402,18 +541,22 @@ def main():
     if sys.argv[1] == "cases":
         save_cmd = None
         only = None
+        l7 = True
         args = sys.argv[2:]
         while args:
             if args[0] == "--save-cmd":
                 save_cmd = args[1]
                 args = args[2:]
+            elif args[0] == "--no-l7":
+                l7 = False
+                args = args[1:]
             elif args[0] == "--only":
                 only = args[1]
                 args = args[2:]
             else:
                 print("unknown argument %s" % args[0])
                 return 1
-        return run_cases(save_cmd, only)
+        return run_cases(save_cmd, only, l7)
     if sys.argv[1] == "send":
         g = Genl()
         cmd = sys.argv[2]

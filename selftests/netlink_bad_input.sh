@@ -26,6 +26,17 @@ klbctl pool add web sched wrr &&
 	klbctl service add web vip $VIP4:80 proto tcp mode nat pool web &&
 	klbctl service add web6 vip "[$VIP6]:80" proto tcp mode nat pool web6 ||
 	bail "setting up the base configuration"
+# http and tls services with a rule (klb_nl.py's L7 cases need them)
+l7=1
+if klbctl pool add api sched wrr &&
+	klbctl service add h vip $VIP4:8080 proto tcp mode http pool web &&
+	klbctl rule add h host a.example.com pool api &&
+	klbctl service add t vip $VIP4:8443 proto tcp mode tls pool web; then
+	ok "base configuration with http and tls services"
+else
+	fail "base configuration with http and tls services (their cases are skipped)"
+	l7=0
+fi
 base=$(klbctl save)
 diag "base configuration:"
 diag "$base"
@@ -79,9 +90,32 @@ refused "v6 service on a v4 pool" service add s4 vip "[fd00:100::9]:80" proto tc
 refused "service set: v4 service to a v6 pool" service set web pool web6
 refused "backend port 0" backend add spare 10.0.1.13:0
 refused "service port 0" service add s5 vip 10.0.100.9:0 proto tcp mode nat pool spare
+refused "mode http with proto udp" service add s6 vip 10.0.100.9:80 proto udp mode http pool spare
+refused "mode tls with proto udp" service add s6 vip 10.0.100.9:80 proto udp mode tls pool spare
+refused "proxy-protocol v1" service add s6 vip 10.0.100.9:80 proto tcp mode http pool spare proxy-protocol v1
+refused "proxy-protocol v2 on mode nat" service add s6 vip 10.0.100.9:80 proto tcp mode nat pool spare proxy-protocol v2
+refused "proxy-protocol v2 on mode tls" service add s6 vip 10.0.100.9:80 proto tcp mode tls pool spare proxy-protocol v2
+refused "service set proxy-protocol v2 on a nat service" service set web proxy-protocol v2
+refused "rule on a nat service" rule add web pool spare
+refused "rule on an unknown service" rule add nope pool spare
+refused "rule del on an unknown service" rule del nope 0
+refused "rule show of an unknown service" rule show nope
+if [ $l7 = 1 ]; then
+	refused "rule with an unknown pool" rule add h pool nope
+	refused "sni rule on an http service" rule add h sni a.example.com pool api
+	refused "host rule on a tls service" rule add t host a.example.com pool api
+	refused "rule del: index out of range" rule del h 1
+	refused "rule: header name not a token" rule add h header "X A=1" pool api
+	refused "rule: path without /" rule add h path api pool api
+	refused "rule: host of 254 characters" rule add h host "$(printf 'h%.0s' $(seq 254))" pool api
+	refused "delete a pool used by a rule" pool del api
+	refused "service set proxy-protocol v2 on a tls service" service set t proxy-protocol v2
+fi
 
 # the kernel itself, with hand-made messages
-nl_out=$(lb "$PY" "$SELFTESTS/klb_nl.py" cases --save-cmd "$KLBCTL save" 2>&1)
+nl_args=()
+[ $l7 = 1 ] || nl_args=(--no-l7)
+nl_out=$(lb "$PY" "$SELFTESTS/klb_nl.py" cases --save-cmd "$KLBCTL save" "${nl_args[@]}" 2>&1)
 nl_rc=$?
 while IFS= read -r line; do
 	case "$line" in
@@ -96,7 +130,8 @@ check_eq "configuration intact after the raw netlink cases" "$(klbctl save)" "$b
 # an unprivileged caller (uid 65534, no capabilities)
 unpriv() { lb setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$KLBCTL" "$@"; }
 for args in "pool add x" "pool del spare" "backend add spare 10.0.1.13:80" \
-	"backend set web 10.0.1.11:80 weight 5" "service del web" "flush"; do
+	"backend set web 10.0.1.11:80 weight 5" "service del web" "flush" \
+	"rule add h pool spare" "rule del h 0" "service set web proxy-protocol none"; do
 	out=$(unpriv $args 2>&1)
 	rc=$?
 	if [ $rc -eq 2 ] && [[ "$out" == Error:\ * ]] && grep -qiE 'permi|not permitted|EPERM' <<<"$out"; then

@@ -110,6 +110,7 @@ struct klb_l7_session {
 	bool timer_set;
 	bool aborted;			/* set by netns exit */
 	bool lingering;			/* core: draining the client before close */
+	bool ended;			/* core: released, waiting to be freed */
 	/* The client connection, as accepted. */
 	u16 family;
 	union nf_inet_addr caddr;	/* client */
@@ -228,8 +229,8 @@ struct klb_l7_net {
 	struct list_head sessions;
 	unsigned int nsessions;
 	wait_queue_head_t gone;		/* nsessions reached 0 */
-	struct dst_entry *local_dst4;	/* steering (net.c) */
-	struct dst_entry *local_dst6;
+	struct dst_entry __rcu *local_dst4;	/* steering (net.c), made */
+	struct dst_entry __rcu *local_dst6;	/* by the first L7 service */
 };
 
 /* ---- fixed sizes -------------------------------------------------------- */

@@ -65,13 +65,52 @@ unsigned int klb_l7_steer(struct klb_net *kn, struct klb_service *svc,
 	/* Already routed (a local client over lo): leave it alone. */
 	if (skb_dst(skb))
 		return NF_ACCEPT;
-	dst = svc->family == AF_INET ? kn->l7->local_dst4 :
-				       kn->l7->local_dst6;
+	dst = svc->family == AF_INET ? rcu_dereference(kn->l7->local_dst4) :
+				       rcu_dereference(kn->l7->local_dst6);
 	if (dst) {
 		dst_hold(dst);
 		skb_dst_set(skb, dst);
 	}
 	return NF_ACCEPT;
+}
+
+/* The local route of @family, made when the first service needs it. */
+static int klb_l7_local_dst(struct klb_net *kn, u16 family)
+{
+	struct dst_entry __rcu **slot;
+	struct dst_entry *dst;
+
+	slot = family == AF_INET ? &kn->l7->local_dst4 : &kn->l7->local_dst6;
+	if (rcu_access_pointer(*slot))
+		return 0;
+	dst = family == AF_INET ? klb_l7_local_dst4(kn->net) :
+				  klb_l7_local_dst6(kn->net);
+	if (!dst)
+		return -EOPNOTSUPP;
+	rcu_assign_pointer(*slot, dst);
+	return 0;
+}
+
+/*
+ * The netns is going: our routes must stop pinning its loopback device.
+ * As the kernel does for its own cached routes, point them at the
+ * blackhole device; a packet still steered with one is dropped.
+ */
+static void klb_l7_local_dst_put(struct dst_entry __rcu **slot)
+{
+	struct dst_entry *dst = rcu_dereference_protected(*slot, true);
+
+	if (dst)
+		dst_dev_put(dst);
+}
+
+static void klb_l7_local_dst_free(struct dst_entry __rcu **slot)
+{
+	struct dst_entry *dst = rcu_dereference_protected(*slot, true);
+
+	RCU_INIT_POINTER(*slot, NULL);
+	if (dst)
+		dst_release(dst);	/* freed after readers are done */
 }
 
 /* ---- sessions ------------------------------------------------------------ */
@@ -129,6 +168,7 @@ static void klb_l7_session_end(struct klb_l7_session *s, bool abort)
 {
 	struct klb_l7_net *l7 = s->kn->l7;
 
+	s->ended = true;
 	del_timer_sync(&s->timer);
 	klb_l7_sock_release(&s->client, abort);
 
@@ -167,6 +207,9 @@ static void klb_l7_session_work(struct work_struct *work)
 						work);
 	bool abort = READ_ONCE(s->aborted);
 
+	/* Queued again by an event that came before the end: nothing left. */
+	if (s->ended)
+		return;
 	if (s->lingering) {
 		if (klb_l7_session_drain(s))
 			klb_l7_session_end(s, abort);
@@ -324,8 +367,8 @@ out:
 int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
 			 struct netlink_ext_ack *extack)
 {
-	if ((svc->family == AF_INET && !kn->l7->local_dst4) ||
-	    (svc->family == AF_INET6 && !kn->l7->local_dst6)) {
+	lockdep_assert_held(&kn->lock);
+	if (!kn->l7 || klb_l7_local_dst(kn, svc->family)) {
 		klb_err(extack, NULL, "mode %s is not available for this address family",
 			svc->mode == KLB_MODE_HTTP ? "http" : "tls");
 		return -EOPNOTSUPP;
@@ -352,14 +395,11 @@ int klb_l7_net_init(struct klb_net *kn)
 	spin_lock_init(&l7->lock);
 	INIT_LIST_HEAD(&l7->sessions);
 	init_waitqueue_head(&l7->gone);
-	/* Without these the L7 modes refuse to start; L4 works regardless. */
-	l7->local_dst4 = klb_l7_local_dst4(kn->net);
-	l7->local_dst6 = klb_l7_local_dst6(kn->net);
 	kn->l7 = l7;
 	return 0;
 }
 
-void klb_l7_net_exit(struct klb_net *kn)
+void klb_l7_net_pre_exit(struct klb_net *kn)
 {
 	struct klb_l7_net *l7 = kn->l7;
 	struct klb_service *svc;
@@ -367,8 +407,6 @@ void klb_l7_net_exit(struct klb_net *kn)
 	struct klb_pool *pool;
 
 	lockdep_assert_held(&kn->lock);
-	if (!l7)
-		return;
 
 	/* No new session, then none left, then no idle connection. */
 	list_for_each_entry(svc, &kn->services, node)
@@ -379,8 +417,17 @@ void klb_l7_net_exit(struct klb_net *kn)
 		list_for_each_entry(be, &pool->backends, pool_node)
 			klb_l7_backend_removed(kn, be);
 
-	dst_release(l7->local_dst4);
-	dst_release(l7->local_dst6);
+	klb_l7_local_dst_put(&l7->local_dst4);
+	klb_l7_local_dst_put(&l7->local_dst6);
+}
+
+void klb_l7_net_exit(struct klb_net *kn)
+{
+	struct klb_l7_net *l7 = kn->l7;
+
+	/* The hooks are gone: nobody reads the routes any more. */
+	klb_l7_local_dst_free(&l7->local_dst4);
+	klb_l7_local_dst_free(&l7->local_dst6);
 	kfree(l7);
 	kn->l7 = NULL;
 }

@@ -97,6 +97,8 @@ void klb_l7_sock_release(struct klb_l7_sock *s, bool abort)
 	if (!s->sock)
 		return;
 	klb_l7_sock_detach(s);
+	if (!abort && !klb_sock_hold_net(s->sock->sk))
+		abort = true;
 	/* SO_LINGER with a zero timeout: close() sends a RST and frees. */
 	if (abort)
 		sock_no_linger(s->sock->sk);

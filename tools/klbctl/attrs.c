@@ -56,6 +56,24 @@ static const struct adesc pool_attrs[] = {
 };
 static const struct aspace pool_space = SPACE("pool", pool_attrs);
 
+static const struct adesc rule_attrs[] = {
+	[KLB_RULE_A_SERVICE] = { "service", T_STR, NULL },
+	[KLB_RULE_A_INDEX] = { "index", T_U32, NULL },
+	[KLB_RULE_A_HOST] = { "host", T_STR, NULL },
+	[KLB_RULE_A_PATH] = { "path", T_STR, NULL },
+	[KLB_RULE_A_HEADER_NAME] = { "header_name", T_STR, NULL },
+	[KLB_RULE_A_HEADER_VALUE] = { "header_value", T_STR, NULL },
+	[KLB_RULE_A_METHOD] = { "method", T_STR, NULL },
+	[KLB_RULE_A_SNI] = { "sni", T_STR, NULL },
+	[KLB_RULE_A_POOL] = { "pool", T_STR, NULL },
+};
+static const struct aspace rule_space = SPACE("rule", rule_attrs);
+
+static const struct adesc rules_attrs[] = {
+	[KLB_RULES_A_RULE] = { "rule", T_NEST, &rule_space },
+};
+static const struct aspace rules_space = SPACE("service rules", rules_attrs);
+
 static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_NAME] = { "name", T_STR, NULL },
 	[KLB_SERVICE_A_ADDR4] = { "address", T_ADDR4, NULL },
@@ -65,6 +83,9 @@ static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_MODE] = { "mode", T_U8, NULL },
 	[KLB_SERVICE_A_POOL] = { "pool", T_STR, NULL },
 	[KLB_SERVICE_A_STATS] = { "stats", T_NEST, NULL },
+	[KLB_SERVICE_A_PROXY_PROTOCOL] = { "proxy_protocol", T_U8, NULL },
+	[KLB_SERVICE_A_RULES] = { "rules", T_NEST, &rules_space },
+	[KLB_SERVICE_A_NRULES] = { "nrules", T_U32, NULL },
 };
 static const struct aspace service_space = SPACE("service", service_attrs);
 
@@ -79,6 +100,7 @@ static const struct adesc top_attrs[] = {
 	[KLB_A_SERVICE] = { "service", T_NEST, &service_space },
 	[KLB_A_CONN] = { "conn", T_NEST, NULL },
 	[KLB_A_CONFIG] = { "config", T_NEST, &config_space },
+	[KLB_A_RULE] = { "rule", T_NEST, &rule_space },
 };
 static const struct aspace top_space = SPACE(NULL, top_attrs);
 
@@ -206,6 +228,9 @@ static const char *const cmd_names[] = {
 	[KLB_CMD_CONN_GET] = "conn_get",
 	[KLB_CMD_FLUSH] = "flush",
 	[KLB_CMD_RESTORE] = "restore",
+	[KLB_CMD_RULE_NEW] = "rule_new",
+	[KLB_CMD_RULE_DEL] = "rule_del",
+	[KLB_CMD_RULE_GET] = "rule_get",
 };
 
 static void dump_level(FILE *f, struct level l, const struct aspace *sp,

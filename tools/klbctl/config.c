@@ -27,9 +27,12 @@ void config_usage(FILE *f)
 		"A saved file holds one command per line, without the \"klbctl\" word:\n"
 		"  pool add NAME sched SCHED\n"
 		"  backend add POOL ADDR:PORT weight N [state STATE]\n"
-		"  service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL\n"
-		"restore also takes \"pool set\", \"backend set\" and \"service set\" lines for\n"
-		"objects defined above them, blank lines and # comments.\n");
+		"  service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL [proxy-protocol v2]\n"
+		"  rule add SERVICE [host H] [path P] [header N=V] [method M] [sni H] pool POOL\n"
+		"Rules follow their service, in order. restore also takes \"pool set\",\n"
+		"\"backend set\" and \"service set\" lines for objects defined above them, blank\n"
+		"lines and # comments. A word with blanks, quotes or a leading # is written\n"
+		"in double quotes, with \\\" and \\\\ inside.\n");
 }
 
 static int config_help(int argc, char **argv)
@@ -42,9 +45,11 @@ static int config_help(int argc, char **argv)
 
 /* ---------------------------------------------------------------- save */
 
-static void save_print(const struct pool_list *pl, const struct service_list *sl)
+/* rules[i]: the rules of service i (http and tls services only). */
+static int save_print(const struct pool_list *pl, const struct service_list *sl,
+		      const struct rule_list *rules)
 {
-	char buf[ADDRPORT_STRLEN], w1[32], w2[32];
+	char buf[ADDRPORT_STRLEN], w1[32], w2[32], *words;
 	size_t i, j;
 
 	for (i = 0; i < pl->n; i++) {
@@ -72,14 +77,27 @@ static void save_print(const struct pool_list *pl, const struct service_list *sl
 		       word_name(mode_words, n_mode_words, s->mode, w2, sizeof(w2)));
 		if (s->pool)
 			printf(" pool %s", s->pool);
+		if (s->pp)
+			printf(" proxy-protocol %s",
+			       word_name(pp_words, n_pp_words, s->pp, w1, sizeof(w1)));
 		putchar('\n');
+		for (j = 0; j < rules[i].n; j++) {
+			words = rule_words(&rules[i].r[j]);
+			if (!words)
+				return errorf(EXIT_KERNEL, "out of memory");
+			printf("rule add %s %s\n", s->name, words);
+			free(words);
+		}
 	}
+	return EXIT_OK;
 }
 
 int do_save(int argc, char **argv)
 {
+	struct rule_list *rules = NULL;
 	struct service_list sl;
 	struct pool_list pl;
+	size_t i;
 	int ret;
 
 	if (argc > 0 && is_help(argv[0]))
@@ -94,9 +112,22 @@ int do_save(int argc, char **argv)
 		pool_list_free(&pl);
 		return ret;
 	}
-	save_print(&pl, &sl);
+	rules = calloc(sl.n ? sl.n : 1, sizeof(*rules));
+	if (!rules)
+		ret = errorf(EXIT_KERNEL, "out of memory");
+	/* Only http and tls services report a rule count: they may have rules. */
+	for (i = 0; !ret && i < sl.n; i++)
+		if (sl.s[i].has_nrules)
+			ret = rule_dump(sl.s[i].name, &rules[i]);
+	if (!ret)
+		ret = save_print(&pl, &sl, rules);
+	for (i = 0; rules && i < sl.n; i++)
+		rule_list_free(&rules[i]);
+	free(rules);
 	pool_list_free(&pl);
 	service_list_free(&sl);
+	if (ret)
+		return ret;
 	if (fflush(stdout) || ferror(stdout))
 		return errorf(EXIT_KERNEL, "writing the configuration: %s", strerror(errno));
 	return EXIT_OK;
@@ -135,9 +166,16 @@ struct cfg_pool {
 	size_t n, cap;
 };
 
+struct cfg_rule {
+	struct rule_spec r;
+	unsigned int line;
+};
+
 struct cfg_service {
 	struct service_spec s;
 	unsigned int line;
+	struct cfg_rule *rules;
+	size_t nr, rcap;
 };
 
 /* The configuration read from the file; strings point into the file text. */
@@ -146,6 +184,7 @@ struct config {
 	size_t np, pcap;
 	struct cfg_service *svcs;
 	size_t ns, scap;
+	size_t nrules;
 	size_t strings;		/* bytes of names, to size the request */
 };
 
@@ -156,6 +195,8 @@ static void config_free(struct config *c)
 	for (i = 0; i < c->np; i++)
 		free(c->pools[i].b);
 	free(c->pools);
+	for (i = 0; i < c->ns; i++)
+		free(c->svcs[i].rules);
 	free(c->svcs);
 }
 
@@ -265,20 +306,49 @@ static int line_service(struct config *c, bool add, int argc, char **argv,
 		cs = find_service(c, s.name);
 		if (!cs)
 			return errorf(EXIT_USAGE, "service \"%s\" is not defined above", s.name);
-		cs->s.pool = s.pool;
-		c->strings += strlen(s.pool);
+		if (s.pool) {
+			cs->s.pool = s.pool;
+			c->strings += strlen(s.pool);
+		}
+		if (s.has_pp) {
+			cs->s.has_pp = true;
+			cs->s.pp = s.pp;
+		}
 		return EXIT_OK;
 	}
 	if (!grow(&c->svcs, &c->scap, c->ns, sizeof(*c->svcs)))
 		return no_memory();
 	cs = &c->svcs[c->ns++];
+	memset(cs, 0, sizeof(*cs));
 	cs->s = s;
 	cs->line = line;
 	c->strings += strlen(s.name) + strlen(s.pool);
 	return EXIT_OK;
 }
 
-static const char *const objects[] = { "pool", "backend", "service" };
+/* A rule joins the service defined above it, after its earlier rules. */
+static int line_rule(struct config *c, int argc, char **argv, unsigned int line)
+{
+	struct cfg_service *cs;
+	struct rule_spec r;
+	int ret;
+
+	ret = rule_parse(argc, argv, &r);
+	if (ret)
+		return ret;
+	cs = find_service(c, r.service);
+	if (!cs)
+		return errorf(EXIT_USAGE, "service \"%s\" is not defined above", r.service);
+	if (!grow(&cs->rules, &cs->rcap, cs->nr, sizeof(*cs->rules)))
+		return no_memory();
+	cs->rules[cs->nr].r = r;
+	cs->rules[cs->nr++].line = line;
+	c->nrules++;
+	c->strings += rule_strings(&r);
+	return EXIT_OK;
+}
+
+static const char *const objects[] = { "pool", "backend", "service", "rule" };
 
 /* One tokenized line: OBJECT COMMAND ARGS. */
 static int restore_line(struct config *c, int argc, char **argv,
@@ -291,26 +361,28 @@ static int restore_line(struct config *c, int argc, char **argv,
 		if (!strcmp(argv[0], objects[obj]))
 			break;
 	if (obj == ARRAY_SIZE(objects))
-		return errorf(EXIT_USAGE, "unknown object \"%s\" (pool, backend or service)",
+		return errorf(EXIT_USAGE, "unknown object \"%s\" (pool, backend, service or rule)",
 			      argv[0]);
 	if (argc < 2)
 		return errorf(EXIT_USAGE, "missing command after \"%s\" (add or set)",
 			      argv[0]);
 	if (!strcmp(argv[1], "add"))
 		add = true;
-	else if (!strcmp(argv[1], "set"))
+	else if (!strcmp(argv[1], "set") && obj != 3)
 		add = false;
 	else
-		return errorf(EXIT_USAGE, "\"%s %s\" is not allowed in a restore file (only add and set)",
-			      argv[0], argv[1]);
+		return errorf(EXIT_USAGE, "\"%s %s\" is not allowed in a restore file (only add%s)",
+			      argv[0], argv[1], obj == 3 ? "" : " and set");
 
 	switch (obj) {
 	case 0:
 		return line_pool(c, add, argc - 2, argv + 2, line);
 	case 1:
 		return line_backend(c, add, argc - 2, argv + 2, line);
-	default:
+	case 2:
 		return line_service(c, add, argc - 2, argv + 2, line);
+	default:
+		return line_rule(c, argc - 2, argv + 2, line);
 	}
 }
 
@@ -343,6 +415,41 @@ static char *read_all(FILE *f, size_t *len)
 	return buf;
 }
 
+static bool blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r';
+}
+
+/*
+ * The word at *pp, unquoted in place (the text only shrinks): parts in
+ * double quotes keep their blanks and '#', with \" and \\ as escapes.
+ * *pp moves past the word and the blank after it.
+ */
+static int next_word(char **pp)
+{
+	char *p = *pp, *out = p;
+	bool more;
+
+	while (*p && !blank(*p)) {
+		if (*p != '"') {
+			*out++ = *p++;
+			continue;
+		}
+		for (p++; *p && *p != '"'; p++) {
+			if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+				p++;
+			*out++ = *p;
+		}
+		if (!*p)
+			return errorf(EXIT_USAGE, "unterminated quote");
+		p++;
+	}
+	more = *p != '\0';	/* before the NUL lands, maybe on *p */
+	*out = '\0';
+	*pp = more ? p + 1 : p;
+	return EXIT_OK;
+}
+
 /* Split text into lines and words in place; each line goes to restore_line. */
 static int restore_parse(struct config *c, char *text, const char *file)
 {
@@ -361,10 +468,12 @@ static int restore_parse(struct config *c, char *text, const char *file)
 		else if (!*line)
 			break;
 
+		error_location(file, lineno);
 		ntok = 0;
 		for (;;) {
-			while (*p == ' ' || *p == '\t' || *p == '\r')
+			while (blank(*p))
 				p++;
+			/* A "# ..." after words is a comment too. */
 			if (!*p || *p == '#')
 				break;
 			if (!grow(&tok, &cap, ntok, sizeof(*tok))) {
@@ -372,16 +481,12 @@ static int restore_parse(struct config *c, char *text, const char *file)
 				break;
 			}
 			tok[ntok++] = p;
-			while (*p && *p != ' ' && *p != '\t' && *p != '\r')
-				p++;
-			if (*p)
-				*p++ = '\0';
-			/* A trailing "# ..." after words is a comment too. */
+			ret = next_word(&p);
+			if (ret)
+				break;
 		}
-		if (ret || !ntok)
-			continue;
-		error_location(file, lineno);
-		ret = restore_line(c, (int)ntok, tok, lineno);
+		if (!ret && ntok)
+			ret = restore_line(c, (int)ntok, tok, lineno);
 		error_location(NULL, 0);
 	}
 	free(tok);
@@ -393,8 +498,8 @@ static int restore_parse(struct config *c, char *text, const char *file)
 
 static int restore_send(const struct config *c, const char *file)
 {
-	struct nlattr *config, *nest, *backends, *be;
-	size_t i, j, objs = c->np + c->ns;
+	struct nlattr *config, *nest, *backends, *be, *rules, *rule;
+	size_t i, j, objs = c->np + c->ns + c->nrules;
 	struct req r;
 	uint32_t start, bstart;
 	int ret;
@@ -428,11 +533,24 @@ static int restore_send(const struct config *c, const char *file)
 		req_span(&r, start, p->line);
 	}
 	for (i = 0; i < c->ns; i++) {
+		const struct cfg_service *cs = &c->svcs[i];
+
 		start = req_len(&r);
 		nest = req_nest_start(&r, KLB_CONFIG_A_SERVICE);
-		service_put(&r, &c->svcs[i].s);
+		service_put(&r, &cs->s);
+		if (cs->nr) {
+			rules = req_nest_start(&r, KLB_SERVICE_A_RULES);
+			for (j = 0; j < cs->nr; j++) {
+				bstart = req_len(&r);
+				rule = req_nest_start(&r, KLB_RULES_A_RULE);
+				rule_put(&r, &cs->rules[j].r);
+				req_nest_end(&r, rule);
+				req_span(&r, bstart, cs->rules[j].line);
+			}
+			req_nest_end(&r, rules);
+		}
 		req_nest_end(&r, nest);
-		req_span(&r, start, c->svcs[i].line);
+		req_span(&r, start, cs->line);
 	}
 	req_nest_end(&r, config);
 

@@ -22,6 +22,7 @@ extern int opt_stats;	/* -s, repeatable */
 int do_pool(int argc, char **argv);	/* pool.c */
 int do_backend(int argc, char **argv);	/* backend.c */
 int do_service(int argc, char **argv);	/* service.c */
+int do_rule(int argc, char **argv);	/* rule.c */
 int do_conn(int argc, char **argv);	/* conn.c */
 int do_save(int argc, char **argv);	/* config.c */
 int do_restore(int argc, char **argv);	/* config.c */
@@ -32,6 +33,7 @@ int do_tune(int argc, char **argv);	/* tune.c */
 void pool_usage(FILE *f);
 void backend_usage(FILE *f);
 void service_usage(FILE *f);
+void rule_usage(FILE *f);
 void conn_usage(FILE *f);
 void config_usage(FILE *f);
 
@@ -93,8 +95,18 @@ extern const struct word proto_words[];
 extern const size_t n_proto_words;
 extern const struct word mode_words[];
 extern const size_t n_mode_words;
+extern const struct word pp_words[];	/* proxy-protocol: v2, none */
+extern const size_t n_pp_words;
 extern const struct word conn_state_words[];
 extern const size_t n_conn_state_words;
+
+/*
+ * A word as save prints it and restore reads it back: as it is, or in
+ * double quotes (with \" and \\ inside) when it is empty, holds a blank,
+ * a quote or a backslash, or starts with '#'. Returns a malloc'ed string,
+ * NULL when out of memory.
+ */
+char *word_quote(const char *s);
 
 /* Make room in *arrayp (elem-sized items, n used) for one more. */
 bool grow(void *arrayp, size_t *cap, size_t n, size_t elem);

@@ -24,7 +24,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: klbctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 		"       klbctl help | klbctl OBJECT help\n"
-		"OBJECT := { pool | backend | service | conn | tune | save | restore | flush }\n"
+		"OBJECT := { pool | backend | service | rule | conn | tune | save | restore | flush }\n"
 		"OPTIONS := { -j | --json | -s | --stats | -V | --version | -h | --help }\n"
 		"\n");
 	pool_usage(f);
@@ -32,6 +32,8 @@ static void usage(FILE *f)
 	backend_usage(f);
 	fputc('\n', f);
 	service_usage(f);
+	fputc('\n', f);
+	rule_usage(f);
 	fputc('\n', f);
 	conn_usage(f);
 	fputc('\n', f);
@@ -51,6 +53,7 @@ static const struct cmd objects[] = {
 	{ "pool", do_pool },
 	{ "backend", do_backend },
 	{ "service", do_service },
+	{ "rule", do_rule },
 	{ "conn", do_conn },
 	{ "tune", do_tune },
 	{ "save", do_save },

@@ -76,6 +76,21 @@ void req_put_strz(struct req *r, uint16_t type, const char *s)
 	req_put(r, type, strlen(s) + 1, s);
 }
 
+void req_put_strn(struct req *r, uint16_t type, const char *s, size_t len)
+{
+	struct nlattr *a;
+
+	if (r->full)
+		return;
+	/* s is a prefix of a C string: s[len] is readable, then made a NUL. */
+	a = mnl_nlmsg_get_payload_tail(r->nlh);
+	if (!mnl_attr_put_check(r->nlh, r->size, type, len + 1, s)) {
+		r->full = true;
+		return;
+	}
+	((char *)mnl_attr_get_payload(a))[len] = '\0';
+}
+
 void req_put_u8(struct req *r, uint16_t type, uint8_t v)
 {
 	req_put(r, type, sizeof(v), &v);

@@ -37,6 +37,8 @@ int req_init(struct req *r, uint8_t cmd, uint16_t flags, size_t size);
 void req_free(struct req *r);
 void req_put(struct req *r, uint16_t type, size_t len, const void *data);
 void req_put_strz(struct req *r, uint16_t type, const char *s);
+/* The first len bytes of the C string s (len <= strlen(s)), NUL-terminated. */
+void req_put_strn(struct req *r, uint16_t type, const char *s, size_t len);
 void req_put_u8(struct req *r, uint16_t type, uint8_t v);
 void req_put_u16(struct req *r, uint16_t type, uint16_t v);
 void req_put_u32(struct req *r, uint16_t type, uint32_t v);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Pools, backends and services as klbctl sees them: the argument parsers
- * shared by the commands and by restore, and the dumps shared by show and
- * save.
+ * Pools, backends, services and rules as klbctl sees them: the argument
+ * parsers shared by the commands and by restore, and the dumps shared by
+ * show and save.
  */
 #ifndef KLBCTL_OBJECTS_H
 #define KLBCTL_OBJECTS_H
@@ -42,25 +42,47 @@ void backend_put(struct req *r, const struct backend_spec *b);
 
 struct service_spec {
 	const char *name;
-	bool has_addr, has_proto, has_mode;
+	bool has_addr, has_proto, has_mode, has_pp;
 	struct klb_addr vip;
-	uint8_t proto, mode;
+	uint8_t proto, mode, pp;
 	const char *pool;
 };
-/* "NAME vip A:P proto P mode M pool POOL" (add) or "NAME pool POOL" (set) */
+/*
+ * "NAME vip A:P proto P mode M pool POOL [proxy-protocol v2|none]" (add) or
+ * "NAME [pool POOL] [proxy-protocol v2|none]" (set)
+ */
 int service_parse(int argc, char **argv, bool add, struct service_spec *s);
-/* The SERVICE nest contents. */
+/* The SERVICE nest contents, without rules. */
 void service_put(struct req *r, const struct service_spec *s);
+
+/* A rule as given: pointers into argv; NULL for a matcher not given. */
+struct rule_spec {
+	const char *service;
+	const char *host, *path, *header, *method, *sni;
+	size_t hname_len;	/* header is "NAME=VALUE": NAME's length */
+	const char *pool;
+};
+/* "SERVICE [host H] [path P] [header N=V] [method M] [sni H] pool POOL" */
+int rule_parse(int argc, char **argv, struct rule_spec *r);
+/* The matchers and the pool (not the service) into the current nest. */
+void rule_put(struct req *r, const struct rule_spec *spec);
+/* Bytes of strings rule_put() sends, to size a request. */
+size_t rule_strings(const struct rule_spec *spec);
 
 /* ------------------------------------------------- objects read back */
 
 struct klb_stats {
 	bool present;
+	bool l7_present;			/* the L7 nest came */
 	uint64_t v[KLB_STATS_A_MAX + 1];	/* by enum klb_stats_attr */
+	uint64_t l7[KLB_L7_STATS_A_MAX + 1];	/* by enum klb_l7_stats_attr */
 };
 void stats_parse(const struct nlattr *nest, struct klb_stats *st);
-/* One line of counters (text) / the "stats" object (JSON). */
-void stats_print(const struct klb_stats *st, bool service);
+/*
+ * Lines of counters (text) / the "stats" object (JSON). l7: the key of the
+ * L7 counters, "http" or "tls", or NULL for none.
+ */
+void stats_print(const struct klb_stats *st, bool service, const char *l7);
 
 struct backend_info {
 	struct klb_addr addr;
@@ -88,8 +110,10 @@ void pool_list_free(struct pool_list *l);
 struct service_info {
 	char *name;
 	struct klb_addr vip;
-	uint8_t proto, mode;
+	uint8_t proto, mode, pp;
 	char *pool;
+	bool has_nrules;	/* http and tls services say how many */
+	uint32_t nrules;
 	struct klb_stats stats;
 };
 
@@ -100,5 +124,22 @@ struct service_list {
 
 int service_dump(const char *name, struct service_list *l);
 void service_list_free(struct service_list *l);
+
+struct rule_info {
+	uint32_t index;
+	char *host, *path, *hname, *hvalue, *method, *sni;
+	char *pool;
+};
+
+struct rule_list {
+	struct rule_info *r;
+	size_t n, cap;
+};
+
+/* The rules of one service, in order. */
+int rule_dump(const char *service, struct rule_list *l);
+void rule_list_free(struct rule_list *l);
+/* "host H path P ... pool POOL", words quoted as in save; malloc'ed. */
+char *rule_words(const struct rule_info *ri);
 
 #endif

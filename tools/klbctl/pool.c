@@ -233,7 +233,7 @@ static void backend_print(const struct backend_info *b)
 		     word_name(state_words, n_state_words, b->state, name, sizeof(name)));
 	print_nl();
 	if (opt_stats)
-		stats_print(&b->stats, false);
+		stats_print(&b->stats, false, b->stats.l7_present ? "http" : NULL);
 	close_json_object();
 }
 

@@ -16,12 +16,15 @@ void service_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: klbctl service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL\n"
-		"       klbctl service set NAME pool POOL\n"
+		"                          [proxy-protocol PP]\n"
+		"       klbctl service set NAME [pool POOL] [proxy-protocol PP]\n"
 		"       klbctl service del NAME\n"
 		"       klbctl [-j] [-s] service show [NAME]\n"
 		"ADDR:PORT := { IPV4:PORT | [IPV6]:PORT }   (numeric only)\n"
 		"PROTO := { tcp | udp }\n"
-		"MODE := { nat }   (default nat)\n");
+		"MODE := { nat | http | tls }   (default nat; http and tls need tcp)\n"
+		"PP := { v2 | none }   (PROXY protocol header to backends, mode http)\n"
+		"Rules of http and tls services: klbctl rule help\n");
 }
 
 int service_parse(int argc, char **argv, bool add, struct service_spec *s)
@@ -65,6 +68,15 @@ int service_parse(int argc, char **argv, bool add, struct service_spec *s)
 			if (argc < 2)
 				break;
 			s->pool = argv[1];
+		} else if (!strcmp(key, "proxy-protocol")) {
+			if (argc < 2)
+				break;
+			ret = parse_word("proxy protocol", argv[1], pp_words,
+					 n_pp_words, &v);
+			if (ret)
+				return ret;
+			s->pp = (uint8_t)v;
+			s->has_pp = true;
 		} else {
 			return usage_errorf("service", "unknown argument \"%s\"", key);
 		}
@@ -72,8 +84,8 @@ int service_parse(int argc, char **argv, bool add, struct service_spec *s)
 	if (argc > 0)
 		return usage_errorf("service", "missing value after \"%s\"", argv[0]);
 	if (!add) {
-		if (!s->pool)
-			return usage_errorf("service", "nothing to change: expected \"pool POOL\"");
+		if (!s->pool && !s->has_pp)
+			return usage_errorf("service", "nothing to change: expected \"pool POOL\" or \"proxy-protocol PP\"");
 		return EXIT_OK;
 	}
 	if (!s->has_addr)
@@ -101,6 +113,8 @@ void service_put(struct req *r, const struct service_spec *s)
 		req_put_u8(r, KLB_SERVICE_A_MODE, s->mode);
 	if (s->pool)
 		req_put_strz(r, KLB_SERVICE_A_POOL, s->pool);
+	if (s->has_pp)
+		req_put_u8(r, KLB_SERVICE_A_PROXY_PROTOCOL, s->pp);
 }
 
 static int service_send(uint8_t cmd, int argc, char **argv,
@@ -174,6 +188,9 @@ static int service_info_parse(const struct nlattr *nest, struct service_list *l)
 	}
 	s->proto = attr_u8(tb[KLB_SERVICE_A_PROTO], 0);
 	s->mode = attr_u8(tb[KLB_SERVICE_A_MODE], KLB_MODE_NAT);
+	s->pp = attr_u8(tb[KLB_SERVICE_A_PROXY_PROTOCOL], 0);
+	s->has_nrules = tb[KLB_SERVICE_A_NRULES] != NULL;
+	s->nrules = attr_u32(tb[KLB_SERVICE_A_NRULES], 0);
 	stats_parse(tb[KLB_SERVICE_A_STATS], &s->stats);
 	l->n++;
 	return 0;
@@ -236,9 +253,19 @@ int service_dump(const char *name, struct service_list *l)
 
 /* ------------------------------------------------------------- showing */
 
+/* The key of a service's L7 counters. */
+static const char *service_l7(const struct service_info *s)
+{
+	if (s->mode == KLB_MODE_HTTP)
+		return "http";
+	if (s->mode == KLB_MODE_TLS)
+		return "tls";
+	return NULL;
+}
+
 static void service_print(const struct service_info *s)
 {
-	char buf[ADDRPORT_STRLEN], w1[32], w2[32];
+	char buf[ADDRPORT_STRLEN], w1[32], w2[32], w3[32];
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "name", "service %s", s->name);
@@ -253,9 +280,14 @@ static void service_print(const struct service_info *s)
 		print_string(PRINT_ANY, "pool", " pool %s", s->pool);
 	else
 		print_null(PRINT_JSON, "pool", NULL, NULL);
+	if (s->pp)
+		print_string(PRINT_ANY, "proxy_protocol", " proxy-protocol %s",
+			     word_name(pp_words, n_pp_words, s->pp, w3, sizeof(w3)));
+	if (s->has_nrules)
+		print_uint(PRINT_ANY, "rules", " rules %u", s->nrules);
 	print_nl();
 	if (opt_stats)
-		stats_print(&s->stats, true);
+		stats_print(&s->stats, true, service_l7(s));
 	close_json_object();
 }
 

@@ -12,6 +12,7 @@
 void stats_parse(const struct nlattr *nest, struct klb_stats *st)
 {
 	const struct nlattr *tb[KLB_STATS_A_MAX + 1];
+	const struct nlattr *l7[KLB_L7_STATS_A_MAX + 1];
 	unsigned int i;
 
 	memset(st, 0, sizeof(*st));
@@ -19,12 +20,70 @@ void stats_parse(const struct nlattr *nest, struct klb_stats *st)
 		return;
 	nest_parse(nest, tb, KLB_STATS_A_MAX);
 	for (i = KLB_STATS_A_CONNS; i <= KLB_STATS_A_MAX; i++)
-		st->v[i] = attr_u64(tb[i], 0);
+		if (i != KLB_STATS_A_L7)
+			st->v[i] = attr_u64(tb[i], 0);
 	st->present = true;
+	if (!tb[KLB_STATS_A_L7])
+		return;
+	nest_parse(tb[KLB_STATS_A_L7], l7, KLB_L7_STATS_A_MAX);
+	for (i = KLB_L7_STATS_A_REQUESTS; i <= KLB_L7_STATS_A_MAX; i++)
+		st->l7[i] = attr_u64(l7[i], 0);
+	st->l7_present = true;
+}
+
+/* "errors": why requests (or tls connections) failed. */
+static void l7_errors_print(const struct klb_stats *st)
+{
+	open_json_object("errors");
+	print_u64(PRINT_ANY, "connect", " errors connect %llu",
+		  st->l7[KLB_L7_STATS_A_ERR_CONNECT]);
+	print_u64(PRINT_ANY, "timeout", " timeout %llu",
+		  st->l7[KLB_L7_STATS_A_ERR_TIMEOUT]);
+	print_u64(PRINT_ANY, "reset", " reset %llu", st->l7[KLB_L7_STATS_A_ERR_RESET]);
+	print_u64(PRINT_ANY, "parse", " parse %llu", st->l7[KLB_L7_STATS_A_ERR_PARSE]);
+	print_u64(PRINT_ANY, "no_backend", " no_backend %llu",
+		  st->l7[KLB_L7_STATS_A_ERR_NO_BACKEND]);
+	print_u64(PRINT_ANY, "limit", " limit %llu", st->l7[KLB_L7_STATS_A_ERR_LIMIT]);
+	close_json_object();
+}
+
+/*
+ * http: "http requests N 1xx N ... 5xx N" and "http errors ..." lines;
+ * tls (REQUESTS counts steered connections, no responses): one line.
+ */
+static void l7_print(const struct klb_stats *st, const char *key, const char *indent)
+{
+	static const char *const classes[] = { "1xx", "2xx", "3xx", "4xx", "5xx" };
+	char fmt[16];
+	unsigned int i;
+
+	open_json_object(key);
+	print_string(PRINT_FP, NULL, "%s", indent);
+	print_string(PRINT_FP, NULL, "%s", key);
+	if (strcmp(key, "tls")) {
+		print_u64(PRINT_ANY, "requests", " requests %llu",
+			  st->l7[KLB_L7_STATS_A_REQUESTS]);
+		open_json_object("responses");
+		for (i = 0; i < ARRAY_SIZE(classes); i++) {
+			snprintf(fmt, sizeof(fmt), " %s %%llu", classes[i]);
+			print_u64(PRINT_ANY, classes[i], fmt,
+				  st->l7[KLB_L7_STATS_A_RESP_1XX + i]);
+		}
+		close_json_object();
+		print_nl();
+		print_string(PRINT_FP, NULL, "%s", indent);
+		print_string(PRINT_FP, NULL, "%s", key);
+	} else {
+		print_u64(PRINT_ANY, "connections", " connections %llu",
+			  st->l7[KLB_L7_STATS_A_REQUESTS]);
+	}
+	l7_errors_print(st);
+	print_nl();
+	close_json_object();
 }
 
 /* Indented below the object line in text; a "stats" object in JSON. */
-void stats_print(const struct klb_stats *st, bool service)
+void stats_print(const struct klb_stats *st, bool service, const char *l7)
 {
 	const char *indent = service ? "\t" : "\t\t";
 
@@ -52,5 +111,7 @@ void stats_print(const struct klb_stats *st, bool service)
 		print_nl();
 		close_json_object();
 	}
+	if (l7 && st->l7_present)
+		l7_print(st, l7, indent);
 	close_json_object();
 }

@@ -46,6 +46,9 @@ t 0 'klbctl 1' -V
 t 0 'klbctl pool add' pool help
 t 0 'klbctl backend add' backend help
 t 0 'klbctl service add' service help
+t 0 'klbctl rule add SERVICE' rule help
+t 0 'klbctl rule add SERVICE' help rule
+t 0 'OBJECT := { pool | backend | service | rule |' help
 t 0 'klbctl' conn help
 t 0 'klbctl restore' restore help
 t 1 'Usage'
@@ -55,8 +58,36 @@ one_line 'unknown command'
 t 1 'Command "s" is ambiguous' pool s
 t 1 'Option "-x" is unknown' -x pool show
 t 1 'missing command' backend
+t 1 'missing command' rule
+t 1 'Command "frob" is unknown, try "klbctl rule help".' rule frob
 
 export KLBCTL_DUMP_REQUEST=1
+
+# req ARGS... : the request dump of klbctl ARGS, in $tmp/req
+req() { "$K" "$@" >"$tmp/req" 2>&1; }
+# has 'desc' 'line'... : these lines appear in $tmp/req in this order
+# (leading blanks ignored, other lines may come in between; "request X"
+# stands for "request X len N")
+has() {
+	local desc=$1 want
+	shift
+	want=$(printf '%s\n' "$@")
+	if python3 -c '
+import sys
+got = [l.strip() for l in open(sys.argv[1])]
+want = [l.strip() for l in sys.argv[2].splitlines()]
+i = 0
+for l in got:
+    if i < len(want) and (l == want[i] or (want[i].startswith("request ") and l.startswith(want[i] + " len "))):
+        i += 1
+sys.exit(0 if i == len(want) else 1)
+' "$tmp/req" "$want"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		sed 's/^/# /' "$tmp/req"
+	fi
+}
 
 # ------------------------------------------------------------ requests
 t 0 'sched 1' pool add web
@@ -79,6 +110,40 @@ t 0 'pool "other"' service set www pool other
 t 0 'request service_del' service del www
 t 0 'request conn_get dump' conn show service www
 t 0 'request flush' flush
+
+# L7 modes and the PROXY protocol
+t 0 'mode 1' service add www vip 10.0.0.100:80 proto tcp mode http pool web
+t 0 'mode 2' service add tl vip 10.0.0.100:443 proto tcp mode tls pool web
+req service add www vip 10.0.0.100:80 proto tcp mode http pool web proxy-protocol v2
+has 'service add mode http proxy-protocol v2' 'request service_new' 'mode 1' 'pool "web"' 'proxy_protocol 2'
+req service add www vip 10.0.0.100:80 proto tcp mode http pool web
+if grep -q proxy_protocol "$tmp/req"; then not_ok 'no proxy-protocol: attribute not sent'; else ok 'no proxy-protocol: attribute not sent'; fi
+req service set www proxy-protocol none
+has 'service set proxy-protocol none' 'request service_set' 'name "www"' 'proxy_protocol 0'
+if grep -q 'pool' "$tmp/req"; then not_ok 'service set proxy-protocol: no pool sent'; else ok 'service set proxy-protocol: no pool sent'; fi
+req service set www pool other proxy-protocol v2
+has 'service set pool and proxy-protocol' 'request service_set' 'pool "other"' 'proxy_protocol 2'
+
+# rules
+req rule add www host a.example.com path /api header X-Env=blue method GET pool api
+has 'rule add: every http matcher' 'request rule_new' 'rule {' 'service "www"' 'host "a.example.com"' \
+	'path "/api"' 'header_name "X-Env"' 'header_value "blue"' 'method "GET"' 'pool "api"' '}'
+req rule add tl sni '*.example.com' pool api
+has 'rule add: sni' 'request rule_new' 'service "tl"' 'sni "*.example.com"' 'pool "api"'
+req rule add www pool api
+has 'rule add: no matcher matches all' 'request rule_new' 'service "www"' 'pool "api"'
+req rule add www header 'X-A=b=c d' pool api
+has 'rule add: header value keeps "=" and blanks' 'header_name "X-A"' 'header_value "b=c d"'
+req rule add www header 'X-Empty=' pool api
+has 'rule add: empty header value' 'header_name "X-Empty"' 'header_value ""'
+req rule del www 3
+has 'rule del' 'request rule_del' 'rule {' 'service "www"' 'index 3' '}'
+req rule show www
+has 'rule show: a filtered dump' 'request rule_get dump' 'rule {' 'service "www"' '}'
+t 0 'index 4294967295' rule del www 4294967295
+t 0 'request rule_new' ru a www pool api
+t 1 'Object "r" is ambiguous' r a www pool api
+
 long=$(printf 'x%.0s' $(seq 100))
 t 0 "name \"$long\"" pool add "$long"
 
@@ -106,8 +171,28 @@ t 1 'unexpected argument' backend del web 10.0.0.1:80 weight 1
 t 1 'missing "pool POOL"' service add www vip 10.0.0.100:80 proto tcp mode nat
 t 1 'missing "vip ADDR:PORT"' service add www proto tcp pool web
 t 1 'missing "proto PROTO"' service add www vip 10.0.0.100:80 pool web
-t 1 'nothing to change' service set www
+t 1 'nothing to change: expected "pool POOL" or "proxy-protocol PP"' service set www
 t 1 'unknown argument "vip"' service set www vip 1.2.3.4:5
+t 1 'unknown argument "mode"' service set www mode http
+t 1 'missing value after "proxy-protocol"' service set www proxy-protocol
+t 1 'missing SERVICE' rule add
+t 1 'missing "pool POOL"' rule add www host a.example.com
+one_line 'rule without pool'
+t 1 'missing "pool POOL"' rule add www
+t 1 'invalid header "X-Env": expected NAME=VALUE' rule add www header X-Env pool api
+t 1 'unknown argument "cookie"' rule add www cookie a=b pool api
+t 1 'unknown argument "www"' rule add www www pool api
+t 1 'missing value after "host"' rule add www pool api host
+t 1 '"host" given twice' rule add www host a host b pool api
+t 1 '"pool" given twice' rule add www pool a pool b
+t 1 'invalid index "x"' rule del www x
+t 1 'invalid index "-1"' rule del www -1
+t 1 'invalid index "4294967296"' rule del www 4294967296
+t 1 'missing rule INDEX' rule del www
+t 1 'missing SERVICE' rule del
+t 1 'unexpected argument "2"' rule del www 1 2
+t 1 'missing SERVICE' rule show
+t 1 'unexpected argument "x"' rule show www x
 t 1 'missing service NAME' conn show service
 t 1 'unexpected argument' save now
 t 1 'unexpected argument' flush all
@@ -118,6 +203,10 @@ one_line 'unknown scheduler'
 t 2 'unknown state "bogus"' backend set web 10.0.0.1:80 state bogus
 t 2 'unknown protocol "sctp"' service add www vip 10.0.0.100:80 proto sctp pool web
 t 2 'unknown mode "dr"' service add www vip 10.0.0.100:80 proto tcp mode dr pool web
+t 2 'unknown proxy protocol "v1"; expected one of v2 none' service add www vip 10.0.0.100:80 proto tcp mode http pool web proxy-protocol v1
+one_line 'unknown proxy protocol'
+t 2 'unknown proxy protocol "v1"' service set www proxy-protocol v1
+t 2 'unknown proxy protocol "2"' service set www proxy-protocol 2
 
 # --------------------------------------------------------------- restore
 cat >"$tmp/good.conf" <<'EOF'
@@ -151,6 +240,28 @@ else
 fi
 t 0 'config {' restore -f /dev/null
 
+# rules and proxy-protocol in a file: rules go into their service, in order
+cat >"$tmp/l7.conf" <<'EOF'
+pool add web
+pool add api
+service add www vip 10.0.0.100:80 proto tcp mode http pool web
+rule add www host "a.example.com" path /api pool api
+service add tl vip 10.0.0.100:443 proto tcp mode tls pool web
+rule add tl sni *.example.com pool api
+rule add www header "X-UA=Mozilla 5.0 \"x\" \\" method "#M" pool web   # quoted words
+service set www proxy-protocol v2
+EOF
+req restore -f "$tmp/l7.conf"
+has 'restore: rules in their service, in order, quotes undone' 'request restore' 'config {' \
+	'service {' 'name "www"' 'mode 1' 'pool "web"' 'proxy_protocol 2' 'rules {' \
+	'rule {' 'host "a.example.com"' 'path "/api"' 'pool "api"' '}' \
+	'rule {' 'header_name "X-UA"' 'header_value "Mozilla 5.0 "x" \"' 'method "#M"' 'pool "web"' '}' \
+	'}' '}' 'service {' 'name "tl"' 'mode 2' 'rules {' 'rule {' 'sni "*.example.com"' 'pool "api"'
+if [ "$(grep -c 'rule {' "$tmp/req")" = 3 ]; then ok 'restore: three rules'; else not_ok 'restore: three rules'; fi
+printf 'pool add web\nservice add www vip 10.0.0.100:80 proto tcp mode nat pool web\n' >"$tmp/nat.conf"
+req restore -f "$tmp/nat.conf"
+if grep -q 'rules\|proxy_protocol' "$tmp/req"; then not_ok 'restore: no rules nest without rules'; else ok 'restore: no rules nest without rules'; fi
+
 bad() { # bad RC 'message' LINES...
 	local want=$1 pat=$2
 	shift 2
@@ -167,6 +278,19 @@ bad 1 '1: missing command' 'pool'
 bad 1 '2: backend 1.2.3.4:80 is not defined above' 'pool add web' 'backend set web 1.2.3.4:80 weight 3'
 bad 1 '1: service "www" is not defined above' 'service set www pool web'
 bad 1 '2: invalid weight' 'pool add web' 'backend add web 1.2.3.4:80 weight 99999999999'
+bad 1 '2: service "www" is not defined above' 'pool add web' 'rule add www pool web'
+bad 1 '3: "rule del" is not allowed in a restore file (only add)' 'pool add web' \
+	'service add www vip 10.0.0.1:80 proto tcp mode http pool web' 'rule del www 0'
+bad 1 '3: "rule set" is not allowed' 'pool add web' \
+	'service add www vip 10.0.0.1:80 proto tcp mode http pool web' 'rule set www 0'
+bad 1 '3: invalid header "X"' 'pool add web' \
+	'service add www vip 10.0.0.1:80 proto tcp mode http pool web' 'rule add www header X pool web'
+bad 1 '3: missing "pool POOL"' 'pool add web' \
+	'service add www vip 10.0.0.1:80 proto tcp mode http pool web' 'rule add www host a'
+bad 1 '2: unterminated quote' 'pool add web' 'pool add "w eb'
+bad 2 '2: unknown proxy protocol "v1"' 'pool add web' \
+	'service add www vip 10.0.0.1:80 proto tcp mode http pool web proxy-protocol v1'
+bad 1 '1: unknown object "frob" (pool, backend, service or rule)' 'frob add x'
 t 1 'cannot open' restore -f /nonexistent
 t 1 'unexpected argument' restore -x
 

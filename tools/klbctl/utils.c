@@ -196,8 +196,16 @@ const size_t n_proto_words = ARRAY_SIZE(proto_words);
 
 const struct word mode_words[] = {
 	{ "nat", KLB_MODE_NAT },
+	{ "http", KLB_MODE_HTTP },
+	{ "tls", KLB_MODE_TLS },
 };
 const size_t n_mode_words = ARRAY_SIZE(mode_words);
+
+const struct word pp_words[] = {
+	{ "v2", 2 },
+	{ "none", 0 },
+};
+const size_t n_pp_words = ARRAY_SIZE(pp_words);
 
 const struct word conn_state_words[] = {
 	{ "none", KLB_CONN_NONE },
@@ -210,6 +218,28 @@ const struct word conn_state_words[] = {
 	{ "udp", KLB_CONN_UDP },
 };
 const size_t n_conn_state_words = ARRAY_SIZE(conn_state_words);
+
+char *word_quote(const char *s)
+{
+	size_t len = strlen(s), i;
+	char *q, *p;
+
+	if (len && s[0] != '#' && !strpbrk(s, " \t\r\"\\"))
+		return strdup(s);
+	q = malloc(2 * len + 3);
+	if (!q)
+		return NULL;
+	p = q;
+	*p++ = '"';
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			*p++ = '\\';
+		*p++ = s[i];
+	}
+	*p++ = '"';
+	*p = '\0';
+	return q;
+}
 
 bool grow(void *arrayp, size_t *cap, size_t n, size_t elem)
 {
