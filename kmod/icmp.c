@@ -257,6 +257,27 @@ unsigned int klb_icmp_reply(struct klb_net *kn, struct sk_buff *skb,
 	return NF_ACCEPT;
 }
 
+/*
+ * An error about a segment an http or tls service's socket sent from its
+ * VIP (e.g. "fragmentation needed" on the way to the client): deliver it
+ * locally as the segments to the VIP are, so that TCP sees it (PMTU).
+ */
+static unsigned int klb_icmp_l7(struct klb_net *kn, struct sk_buff *skb,
+				const struct klb_pkt *p,
+				const struct klb_icmp_quote *q)
+{
+	struct klb_service *svc;
+
+	/* LOCAL_OUT: routed already, klb_l7_steer() leaves it alone. */
+	if (q->proto != IPPROTO_TCP)
+		return NF_ACCEPT;
+	svc = klb_service_lookup_rcu(kn, p->family, q->proto, &q->tuple.saddr,
+				     q->tuple.sport);
+	if (!svc || svc->mode == KLB_MODE_NAT)
+		return NF_ACCEPT;
+	return klb_l7_steer(kn, svc, skb);
+}
+
 unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
 			      const struct klb_pkt *p)
 {
@@ -276,7 +297,7 @@ unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
 	key.dport = q.tuple.sport;
 	c = klb_conn_find(kn->conns, p->family, q.proto, &key, KLB_DIR_ORIG);
 	if (!c)
-		return NF_ACCEPT;
+		return klb_icmp_l7(kn, skb, p, &q);
 
 	if (!klb_icmp_prepare(skb, p, &q)) {
 		klb_stats_drop(c->svc->stats, KLB_DROP_BAD_PACKET);
