@@ -1,3 +1,601 @@
 // SPDX-License-Identifier: GPL-2.0
-/* STUB: being written */
-#include "l7.h"
+/*
+ * The http service mode: one client connection, its requests one at a
+ * time, each routed on its own to a backend connection taken from the
+ * keep-alive pool (or made), and the answers relayed back in order.
+ *
+ * States (hs->state) and how each one is left:
+ *
+ *   HS_HEAD      read and parse a request head in cin
+ *                  head complete -> route: 503 (HS_REPLY) or HS_CONNECT
+ *                  parse error -> HS_REPLY (400, 431, 501, 505)
+ *                  timeout: 408 (HS_REPLY); idle between requests: end
+ *                  client EOF or reset, service stopping -> end
+ *   HS_CONNECT   the backend connection is being made
+ *                  connected -> HS_SEND
+ *                  refused, failed, timeout -> retry (HS_CONNECT) or 502
+ *   HS_SEND      the rewritten head (after a PROXY v2 header) goes out
+ *                  all sent -> HS_EXCHANGE
+ *                  send error -> retry (HS_CONNECT) or 502
+ *                  the backend takes nothing for l7_idle_timeout -> 504
+ *   HS_EXCHANGE  request body and response at once (http_relay.c)
+ *                  response relayed -> HS_HEAD (keep-alive) or end
+ *                  errors -> retry, a reply of ours, or end
+ *   HS_REPLY     a response of our own; then end, lingering
+ *
+ * Memory is bounded per session whatever the message sizes: cin and bin
+ * (client and backend bytes, the larger of a head and KLB_L7_BUF_SIZE),
+ * hout (one head we write), and this struct.
+ *
+ * A request may go to a second backend when the first one failed before
+ * answering anything (connect refused or timed out, a pooled connection
+ * found dead): only for methods that may safely run twice, and only
+ * while we still hold every byte the client sent (cin.base: the head
+ * stays pinned in cin until a body byte is sent).
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "http_session.h"
+
+/* Response heads may be larger than request heads (cookies). */
+#define HTTP_RESP_HEAD_MIN	8192
+/* Bytes one run relays before it lets other sessions run. */
+#define HTTP_RUN_BUDGET		(256 * 1024)
+
+/* ---- timers ---------------------------------------------------------------- */
+
+static unsigned int http_timeout(const struct klb_sysctl *sc, u8 mode)
+{
+	switch (mode) {
+	case HT_HEADER:
+		return READ_ONCE(sc->http_header_timeout);
+	case HT_KEEPALIVE:
+		return READ_ONCE(sc->http_keepalive_timeout);
+	case HT_CONNECT:
+		return READ_ONCE(sc->l7_connect_timeout);
+	case HT_RESPONSE:
+		return READ_ONCE(sc->http_response_timeout);
+	case HT_IDLE:
+		return READ_ONCE(sc->l7_idle_timeout);
+	}
+	return 0;
+}
+
+/* Arm the timer for @mode; its expiry then means what @mode says. */
+void http_arm(struct http_session *hs, u8 mode)
+{
+	hs->tmode = mode;
+	klb_l7_session_set_timeout(&hs->s,
+				   http_timeout(klb_l7_sysctl(&hs->s), mode));
+}
+
+/* ---- backends and their connections ---------------------------------------- */
+
+static void http_flush_bytes(struct http_session *hs)
+{
+	if (!hs->bytes_in && !hs->bytes_out)
+		return;
+	klb_stats_l7_bytes(hs->s.svc->stats, hs->bytes_in, hs->bytes_out);
+	if (hs->be)
+		klb_stats_l7_bytes(hs->be->stats, hs->bytes_in, hs->bytes_out);
+	hs->bytes_in = 0;
+	hs->bytes_out = 0;
+}
+
+/* @be (referenced) serves the request: lc, wlc and p2c see it busy. */
+static void http_set_backend(struct http_session *hs, struct klb_backend *be)
+{
+	hs->be = be;
+	atomic_inc(&be->active_conns);
+}
+
+void http_put_backend(struct http_session *hs)
+{
+	if (!hs->be)
+		return;
+	http_flush_bytes(hs);
+	atomic_dec(&hs->be->active_conns);
+	klb_backend_put(hs->be);
+	hs->be = NULL;
+}
+
+/* Mid-exchange: the backend connection can never be trusted again. */
+void http_upstream_abort(struct http_session *hs)
+{
+	if (hs->up)
+		klb_upstream_close(hs->up, true);
+	hs->up = NULL;
+	hs->up_own = false;
+}
+
+/* ---- ending ---------------------------------------------------------------- */
+
+/*
+ * Answer the client ourselves and close. Only before any byte of the
+ * final response went to it: callers check hs->resp_started.
+ */
+int http_reply(struct http_session *hs, u16 status)
+{
+	klb_l7_count_status(&hs->s, hs->be, status);
+	http_put_backend(hs);
+	/* An idle connection of ours (PROXY v2); a busy one was aborted. */
+	if (hs->up)
+		klb_upstream_close(hs->up, false);
+	hs->up = NULL;
+	/* A head of which nothing was sent is dropped; a started one ends. */
+	if (hs->hout_to_client && !hs->hout_pos)
+		hs->hout_to_client = false;
+	hs->reply_len = klb_http_error_response(status, hs->reply,
+						sizeof(hs->reply));
+	hs->reply_pos = 0;
+	hs->state = HS_REPLY;
+	http_arm(hs, HT_IDLE);
+	return HS_NEXT;
+}
+
+/*
+ * End the session without an answer: count @ctr (on the backend too if
+ * HTTP_ABORT_BACKEND), drop the backend connection, and with
+ * HTTP_ABORT_RESET reset the client, whose response is incomplete: a
+ * FIN could pass a close-delimited one off as whole.
+ */
+int http_abort(struct http_session *hs, enum klb_l7_ctr ctr, unsigned int how)
+{
+	klb_l7_count(&hs->s, (how & HTTP_ABORT_BACKEND) ? hs->be : NULL, ctr);
+	http_upstream_abort(hs);
+	http_put_backend(hs);
+	if (how & HTTP_ABORT_RESET)
+		klb_l7_session_reset(&hs->s);
+	return HS_END;
+}
+
+static int http_bad_request(struct http_session *hs, int err)
+{
+	u16 status = klb_http_err_status(err);
+
+	klb_l7_count(&hs->s, NULL, status == 431 ? KLB_L7_ERR_LIMIT :
+						   KLB_L7_ERR_PARSE);
+	return http_reply(hs, status);
+}
+
+/* ---- HS_HEAD ------------------------------------------------------------------ */
+
+/* Ready for a request head at the start of cin. */
+static void http_head_begin(struct http_session *hs)
+{
+	const struct klb_sysctl *sc = klb_l7_sysctl(&hs->s);
+	u32 h = min_t(u32, READ_ONCE(sc->http_max_header_size), hs->cin.cap);
+
+	hs->state = HS_HEAD;
+	klb_http_req_init(&hs->req);
+	hs->req_lim.max_line = h;
+	hs->req_lim.max_head = h;
+	hs->req_lim.max_fields = READ_ONCE(sc->http_max_headers);
+	hs->retried = false;
+	hs->req_sent = false;
+	hs->c2b_dead = false;
+	hs->resp_any = false;
+	hs->resp_started = false;
+	hs->client_keep = false;
+	hs->hout_to_client = false;
+	hs->rphase = RP_HEAD;
+}
+
+static bool http_idempotent(u8 method)
+{
+	switch (method) {
+	case KLB_HTTP_M_GET:
+	case KLB_HTTP_M_HEAD:
+	case KLB_HTTP_M_OPTIONS:
+	case KLB_HTTP_M_TRACE:
+	case KLB_HTTP_M_PUT:
+	case KLB_HTTP_M_DELETE:
+		return true;
+	}
+	return false;
+}
+
+static bool http_can_retry(const struct http_session *hs)
+{
+	return !hs->retried && !hs->resp_any && hs->cin.base &&
+	       http_idempotent(hs->req.method_id);
+}
+
+static int http_connect(struct http_session *hs, bool reuse);
+
+/*
+ * The backend failed before answering anything: connect refused, failed
+ * or timed out, or (reset, EOF) a connection that was dead already.
+ * Retry once on another backend if that is safe; a refusing backend
+ * would refuse again, a pooled connection's backend may be fine.
+ */
+int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr)
+{
+	struct klb_backend *old = hs->be, *be;
+	bool reused = hs->up_reused;
+	struct klb_rule_input in;
+
+	klb_l7_count(&hs->s, old, ctr);
+	http_upstream_abort(hs);
+	if (!http_can_retry(hs))
+		return http_reply(hs, 502);
+	hs->retried = true;
+	klb_rule_input_http(&in, hs->cin.data, &hs->req);
+	be = klb_l7_pick(&hs->s, &in, old);
+	if (!be || (be == old && !reused)) {
+		if (be)
+			klb_backend_put(be);
+		return http_reply(hs, 502);
+	}
+	if (be != old)
+		klb_stats_l7(be->stats, KLB_L7_REQUESTS);
+	http_put_backend(hs);
+	http_set_backend(hs, be);
+	/* The body starts over from the bytes cin still holds. */
+	hs->cin.pos = hs->cin.base;
+	hs->cin.fed = hs->cin.base;
+	http_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
+	hs->req_sent = false;
+	hs->c2b_dead = false;
+	return http_connect(hs, false);
+}
+
+/* Write the PROXY v2 header right before the request head in hout. */
+static u32 http_proxy_header(struct http_session *hs)
+{
+	struct klb_l7_session *s = &hs->s;
+	u8 hdr[KLB_PROXY_V2_MAX];
+	u32 n;
+
+	n = klb_proxy_v2_build(hdr, s->family == AF_INET6,
+			       (const u8 *)&s->caddr, ntohs(s->cport),
+			       (const u8 *)&s->vaddr, ntohs(s->vport));
+	memcpy(hs->hout + KLB_PROXY_V2_MAX - n, hdr, n);
+	return n;
+}
+
+static int http_send_begin(struct http_session *hs)
+{
+	hs->state = HS_SEND;
+	http_arm(hs, HT_IDLE);
+	return HS_NEXT;
+}
+
+/* This client's own connection (PROXY v2), if it still serves hs->be. */
+static bool http_own_usable(struct http_session *hs)
+{
+	struct klb_upstream *up = hs->up;
+
+	return up && hs->up_own && up->be == hs->be &&
+	       klb_upstream_state(up) == 1 && !klb_l7_sock_dead(&up->s) &&
+	       !klb_l7_readable(&up->s);
+}
+
+/*
+ * A backend connection for the request. With PROXY v2 a connection
+ * carries one client's address, so it is never shared through the pool:
+ * the session keeps its own between requests instead.
+ */
+static int http_connect(struct http_session *hs, bool reuse)
+{
+	struct klb_l7_session *s = &hs->s;
+	bool pp = READ_ONCE(s->svc->proxy_protocol) == 2;
+	struct klb_upstream *up;
+
+	hs->hout_pos = KLB_PROXY_V2_MAX;
+	hs->up_reused = false;
+	if (http_own_usable(hs)) {
+		hs->up_reused = true;
+		return http_send_begin(hs);
+	}
+	if (hs->up)
+		klb_upstream_close(hs->up, false);
+	hs->up = NULL;
+
+	up = klb_upstream_get(s->kn, hs->be, &s->work, reuse && !pp);
+	if (IS_ERR(up))
+		return http_upstream_failed(hs, KLB_L7_ERR_CONNECT);
+	hs->up = up;
+	hs->up_own = pp;
+	hs->up_reused = up->reused;
+	if (pp && !up->reused)
+		hs->hout_pos -= http_proxy_header(hs);
+	hs->state = HS_CONNECT;
+	http_arm(hs, HT_CONNECT);
+	return HS_NEXT;
+}
+
+/* A complete request head: rewrite it, pick its backend, connect. */
+static int http_route(struct http_session *hs)
+{
+	struct klb_l7_session *s = &hs->s;
+	struct klb_rule_input in;
+	struct klb_backend *be;
+	int n;
+
+	n = klb_http_rewrite_req(hs->cin.data, &hs->req, hs->ip, hs->ip_len,
+				 hs->hout + KLB_PROXY_V2_MAX,
+				 hs->hout_cap - KLB_PROXY_V2_MAX);
+	if (n < 0)
+		return http_bad_request(hs, KLB_HTTP_E_HEAD_TOO_LARGE);
+	hs->hout_len = KLB_PROXY_V2_MAX + n;
+
+	klb_rule_input_http(&in, hs->cin.data, &hs->req);
+	be = klb_l7_pick(s, &in, NULL);
+	klb_l7_count(s, be, KLB_L7_REQUESTS);
+	if (!be) {
+		klb_l7_count(s, NULL, KLB_L7_ERR_NO_BACKEND);
+		return http_reply(hs, 503);
+	}
+	http_set_backend(hs, be);
+
+	/* Body bytes follow the head; the head stays for a retry. */
+	hs->cin.base = hs->req.head_len;
+	hs->cin.pos = hs->cin.base;
+	hs->cin.fed = hs->cin.base;
+	http_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
+	return http_connect(hs, true);
+}
+
+static int http_st_head(struct http_session *hs)
+{
+	struct klb_l7_session *s = &hs->s;
+	struct http_buf *b = &hs->cin;
+	int r, n;
+
+	for (;;) {
+		if (b->len) {
+			r = klb_http_parse(&hs->req, b->data, b->len,
+					   &hs->req_lim);
+			if (r == KLB_HTTP_OK)
+				return http_route(hs);
+			if (r < 0)
+				return http_bad_request(hs, r);
+			/* Leading CRLFs and a head can just outgrow cin. */
+			if (b->len == b->cap)
+				return http_bad_request(hs,
+							KLB_HTTP_E_HEAD_TOO_LARGE);
+		}
+		if (hs->client_eof)
+			return HS_END;	/* nothing, or half a head: no answer */
+		n = klb_l7_recv(&s->client, b->data + b->len, b->cap - b->len);
+		if (n == -EAGAIN)
+			break;
+		if (n < 0)
+			return HS_END;
+		if (!n) {
+			hs->client_eof = true;
+			continue;
+		}
+		/* A request's head timeout runs from its first byte. */
+		if (!b->len && hs->tmode == HT_KEEPALIVE)
+			http_arm(hs, HT_HEADER);
+		b->len += n;
+	}
+	/* Unconfigured: no new exchange (a complete head was routed above). */
+	if (klb_l7_session_stopping(s))
+		return HS_END;
+	if (!klb_l7_session_expired(s))
+		return HS_WAIT;
+	if (hs->tmode == HT_KEEPALIVE)
+		return HS_END;	/* idle between requests: close quietly */
+	klb_l7_count(s, NULL, KLB_L7_ERR_TIMEOUT);
+	return http_reply(hs, 408);
+}
+
+/* ---- HS_CONNECT, HS_SEND ---------------------------------------------------- */
+
+static int http_st_connect(struct http_session *hs)
+{
+	int r = klb_upstream_state(hs->up);
+
+	if (r > 0)
+		return http_send_begin(hs);
+	if (r < 0 || klb_l7_session_expired(&hs->s))
+		return http_upstream_failed(hs, KLB_L7_ERR_CONNECT);
+	return HS_WAIT;
+}
+
+static int http_exchange_begin(struct http_session *hs)
+{
+	hs->state = HS_EXCHANGE;
+	hs->rphase = RP_HEAD;
+	klb_http_resp_init(&hs->resp, hs->req.method_id);
+	hs->bin.len = 0;
+	hs->bin.pos = 0;
+	hs->bin.fed = 0;
+	http_arm(hs, HT_IDLE);
+	return HS_NEXT;
+}
+
+static int http_st_send(struct http_session *hs)
+{
+	bool progress = false;
+	int n;
+
+	while (hs->hout_pos < hs->hout_len) {
+		n = klb_l7_send(&hs->up->s, hs->hout + hs->hout_pos,
+				hs->hout_len - hs->hout_pos, false);
+		if (n == -EAGAIN || !n)
+			break;
+		if (n < 0)
+			return http_upstream_failed(hs, KLB_L7_ERR_RESET);
+		hs->hout_pos += n;
+		hs->bytes_in += n;
+		progress = true;
+	}
+	if (hs->hout_pos == hs->hout_len)
+		return http_exchange_begin(hs);
+	if (progress) {
+		http_arm(hs, HT_IDLE);
+		return HS_WAIT;
+	}
+	if (!klb_l7_session_expired(&hs->s))
+		return HS_WAIT;
+	klb_l7_count(&hs->s, hs->be, KLB_L7_ERR_TIMEOUT);
+	http_upstream_abort(hs);
+	return http_reply(hs, 504);
+}
+
+/* ---- the end of an exchange -------------------------------------------------- */
+
+/*
+ * The response is relayed. The backend connection is parked (or kept,
+ * PROXY v2) only if nothing about it is in doubt: a persistent response,
+ * the request all sent, nothing read past the response.
+ */
+static void http_upstream_done(struct http_session *hs)
+{
+	bool tidy = hs->req_sent && !hs->c2b_dead &&
+		    hs->bin.fed == hs->bin.len;
+
+	if (!tidy || !(hs->resp.flags & KLB_HTTP_F_PERSISTENT)) {
+		/* A backend still owed request bytes would wait for them. */
+		klb_upstream_close(hs->up, !tidy);
+		hs->up = NULL;
+		hs->up_own = false;
+	} else if (!hs->up_own) {
+		klb_upstream_park(hs->up);
+		hs->up = NULL;
+	}
+}
+
+/* Pipelined bytes after the request go to the front of cin. */
+static void http_next_request(struct http_session *hs)
+{
+	struct http_buf *b = &hs->cin;
+	u32 n = b->len - b->fed;
+
+	memmove(b->data, b->data + b->fed, n);
+	b->len = n;
+	b->pos = 0;
+	b->fed = 0;
+	b->base = 0;
+	http_head_begin(hs);
+	http_arm(hs, n ? HT_HEADER : HT_KEEPALIVE);
+}
+
+int http_exchange_end(struct http_session *hs)
+{
+	http_upstream_done(hs);
+	http_put_backend(hs);
+	if (hs->client_keep) {
+		http_next_request(hs);
+		return HS_NEXT;
+	}
+	/* Closing on a client that may still send would reset our answer. */
+	if (!hs->client_eof || klb_l7_readable(&hs->s.client))
+		klb_l7_session_linger(&hs->s);
+	return HS_END;
+}
+
+/* ---- HS_REPLY ------------------------------------------------------------------ */
+
+static int http_st_reply(struct http_session *hs)
+{
+	bool progress = false;
+	int n;
+
+	/* An interim response half sent goes out whole first. */
+	n = http_flush_head(hs, &progress);
+	if (n < 0)
+		return HS_END;
+	while (n && hs->reply_pos < hs->reply_len) {
+		n = klb_l7_send(&hs->s.client, hs->reply + hs->reply_pos,
+				hs->reply_len - hs->reply_pos, false);
+		if (n == -EAGAIN)
+			n = 0;
+		if (n < 0)
+			return HS_END;
+		hs->reply_pos += n;
+	}
+	if (hs->reply_pos == hs->reply_len) {
+		klb_l7_session_linger(&hs->s);
+		return HS_END;
+	}
+	return klb_l7_session_expired(&hs->s) ? HS_END : HS_WAIT;
+}
+
+/* ---- the session ops -------------------------------------------------------------- */
+
+static int http_init(struct http_session *hs)
+{
+	struct klb_l7_session *s = &hs->s;
+	u32 h = READ_ONCE(klb_l7_sysctl(s)->http_max_header_size);
+	u32 r = max_t(u32, h, HTTP_RESP_HEAD_MIN);
+
+	hs->cin.cap = max_t(u32, h, KLB_L7_BUF_SIZE);
+	hs->bin.cap = max_t(u32, r, KLB_L7_BUF_SIZE);
+	hs->hout_cap = KLB_PROXY_V2_MAX + r + KLB_HTTP_RW_GROWTH;
+	hs->cin.data = kvmalloc(hs->cin.cap, GFP_KERNEL);
+	hs->bin.data = kvmalloc(hs->bin.cap, GFP_KERNEL);
+	hs->hout = kvmalloc(hs->hout_cap, GFP_KERNEL);
+	if (!hs->cin.data || !hs->bin.data || !hs->hout)
+		return -ENOMEM;	/* ->destroy() frees what was allocated */
+	hs->resp_lim.max_line = r;
+	hs->resp_lim.max_head = r;
+	hs->resp_lim.max_fields = r;	/* bounded by the head size */
+	hs->ip_len = klb_ip_text(s->family == AF_INET6, (const u8 *)&s->caddr,
+				 hs->ip);
+	http_head_begin(hs);
+	/* The first request's head timeout runs from the accept. */
+	http_arm(hs, HT_HEADER);
+	return 0;
+}
+
+static int http_step(struct http_session *hs)
+{
+	switch (hs->state) {
+	case HS_HEAD:
+		return http_st_head(hs);
+	case HS_CONNECT:
+		return http_st_connect(hs);
+	case HS_SEND:
+		return http_st_send(hs);
+	case HS_EXCHANGE:
+		return http_exchange(hs);
+	case HS_REPLY:
+		return http_st_reply(hs);
+	}
+	return HS_END;
+}
+
+static bool http_run(struct klb_l7_session *s)
+{
+	struct http_session *hs = to_hs(s);
+	int r = HS_NEXT;
+
+	if (!hs->hout && http_init(hs))
+		return true;
+	hs->budget = HTTP_RUN_BUDGET;
+	hs->yield = false;
+	while (r == HS_NEXT)
+		r = http_step(hs);
+	http_flush_bytes(hs);
+	/* Out of budget with bytes still flowing: no event would come. */
+	if (r == HS_WAIT && hs->yield)
+		queue_work(klb_l7_wq, &s->work);
+	return r == HS_END;
+}
+
+static void http_destroy(struct klb_l7_session *s, bool abort)
+{
+	struct http_session *hs = to_hs(s);
+
+	/* Between requests only our own idle connection (PROXY v2) is left. */
+	if (hs->up)
+		klb_upstream_close(hs->up, abort || hs->state != HS_HEAD);
+	hs->up = NULL;
+	http_put_backend(hs);
+	http_flush_bytes(hs);
+	kvfree(hs->cin.data);
+	kvfree(hs->bin.data);
+	kvfree(hs->hout);
+}
+
+const struct klb_l7_session_ops klb_http_session_ops = {
+	.size = sizeof(struct http_session),
+	.run = http_run,
+	.destroy = http_destroy,
+};

@@ -111,6 +111,7 @@ struct klb_l7_session {
 	bool aborted;			/* set by netns exit */
 	bool lingering;			/* core: draining the client before close */
 	bool ended;			/* core: released, waiting to be freed */
+	bool reset;			/* close the client with a RST */
 	/* The client connection, as accepted. */
 	u16 family;
 	union nf_inet_addr caddr;	/* client */
@@ -134,6 +135,16 @@ bool klb_l7_session_expired(const struct klb_l7_session *s);
  * could get a RST that destroys our answer before it reads it.
  */
 void klb_l7_session_linger(struct klb_l7_session *s);
+/*
+ * Ask the core to reset the client when ->run() returns true: the stream
+ * is broken (e.g. a response cut short), and a FIN would pass a truncated
+ * message for a complete one.
+ */
+static inline void klb_l7_session_reset(struct klb_l7_session *s)
+{
+	s->reset = true;
+}
+
 /* The service was unconfigured: finish the exchange in progress, then close. */
 static inline bool klb_l7_session_stopping(const struct klb_l7_session *s)
 {

@@ -219,6 +219,7 @@ static void klb_l7_session_work(struct work_struct *work)
 		return;
 
 	s->ops->destroy(s, abort);
+	abort |= s->reset;
 	if (s->lingering && !abort) {
 		klb_l7_shutdown_write(&s->client);
 		klb_l7_session_set_timeout(s, 2);

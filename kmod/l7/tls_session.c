@@ -239,7 +239,8 @@ static bool klb_tls_run(struct klb_l7_session *s)
 	switch (t->state) {
 	case KLB_TLS_HELLO:
 		if (!s->timer_set)
-			klb_l7_session_set_timeout(s, READ_ONCE(klb_l7_sysctl(s)->tls_hello_timeout));
+			klb_l7_session_set_timeout(s,
+				READ_ONCE(klb_l7_sysctl(s)->tls_hello_timeout));
 		return klb_tls_read_hello(t);
 	case KLB_TLS_CONNECTING:
 		if (klb_tls_connected(t))

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The http service mode's session, shared by http_session.c (the state
+ * machine: request heads, routing, backend connections, the end of an
+ * exchange, generated answers) and http_relay.c (the exchange itself:
+ * request body and response, both ways at once).
+ */
+#ifndef _KLB_L7_HTTP_SESSION_H
+#define _KLB_L7_HTTP_SESSION_H
+
+#include "l7.h"
+#include "http_parse.h"
+#include "http_rewrite.h"
+
+/*
+ * Bytes read from one side, on their way to the other:
+ *   data[base..pos)  sent already (kept only until compaction)
+ *   data[pos..fed)   accepted by the body framing, to be sent
+ *   data[fed..len)   read, not framed yet (or past the body: the next
+ *                    pipelined request on the client side)
+ * data[0..base) is the request head while a retry may still need it.
+ */
+struct http_buf {
+	u8 *data;
+	u32 cap;
+	u32 len;
+	u32 pos;
+	u32 fed;
+	u32 base;
+};
+
+/* Where the body of a message ends (KLB_HTTP_BODY_*). */
+struct http_body {
+	u8 mode;
+	bool done;		/* framing saw the end: all its bytes read */
+	u64 left;		/* BODY_LENGTH: bytes still to come */
+	struct klb_chunk chunk;	/* BODY_CHUNKED */
+};
+
+/* Session states; see http_session.c for each one's exits. */
+enum {
+	HS_HEAD,	/* reading (and parsing) a request head */
+	HS_CONNECT,	/* waiting for the backend connection */
+	HS_SEND,	/* sending the request head to the backend */
+	HS_EXCHANGE,	/* request body and response, both ways */
+	HS_REPLY,	/* sending a response of our own, then close */
+};
+
+/* What the armed timer stands for. */
+enum {
+	HT_NONE,
+	HT_HEADER,	/* http_header_timeout: the request head */
+	HT_KEEPALIVE,	/* http_keepalive_timeout: idle between requests */
+	HT_CONNECT,	/* l7_connect_timeout */
+	HT_RESPONSE,	/* http_response_timeout: request sent, no head yet */
+	HT_IDLE,	/* l7_idle_timeout: no byte either way */
+};
+
+/* Response phases inside HS_EXCHANGE. */
+enum {
+	RP_HEAD,	/* reading a response head (interim ones included) */
+	RP_BODY,	/* relaying the final response's body */
+	RP_DONE,	/* the response is complete and sent */
+};
+
+/* A state handler's verdict. */
+enum {
+	HS_WAIT,	/* blocked until the next event */
+	HS_NEXT,	/* state changed: run the new state now */
+	HS_END,		/* the session is over */
+};
+
+struct http_session {
+	struct klb_l7_session s;	/* first: the core allocates ops->size */
+	u8 state;			/* HS_* */
+	u8 tmode;			/* HT_* */
+	u8 rphase;			/* RP_* */
+
+	/* The request in flight (or being read). */
+	struct http_buf cin;		/* client bytes */
+	struct klb_http_msg req;
+	struct http_body req_body;
+	struct klb_http_limits req_lim;
+	struct klb_backend *be;		/* referenced, be->active_conns held */
+	bool retried;
+	bool req_sent;			/* head and body all sent to the backend */
+	bool c2b_dead;			/* the backend stopped taking the body */
+	bool resp_any;			/* a byte came from the backend */
+	bool resp_started;		/* a byte of the final head went to the client */
+	bool client_keep;		/* the client connection outlives this exchange */
+	bool client_eof;		/* the client shut down its sending side */
+	bool yield;			/* out of budget: run again later */
+
+	/* The backend connection. */
+	struct klb_upstream *up;
+	bool up_own;			/* PROXY v2: ours alone, kept between requests */
+	bool up_reused;			/* from the pool (or kept): may have died idle */
+	struct http_buf bin;		/* backend bytes */
+	struct klb_http_msg resp;
+	struct http_body resp_body;
+	struct klb_http_limits resp_lim;
+
+	/*
+	 * Heads we write: first the request head, behind room for a PROXY
+	 * header; once the backend answers, each response head in turn.
+	 */
+	u8 *hout;
+	u32 hout_cap;
+	u32 hout_pos;
+	u32 hout_len;
+	bool hout_to_client;		/* holds a response head not yet sent */
+
+	/* A response of our own. */
+	u8 reply[KLB_HTTP_ERR_RESP_MAX];
+	u32 reply_pos;
+	u32 reply_len;
+
+	u8 ip[KLB_IP_TEXT_MAX];		/* client address, for X-Forwarded-For */
+	u8 ip_len;
+	long budget;			/* bytes this run may still relay */
+	u64 bytes_in;			/* relayed, not yet counted */
+	u64 bytes_out;
+};
+
+static inline struct http_session *to_hs(struct klb_l7_session *s)
+{
+	return container_of(s, struct http_session, s);
+}
+
+/* http_relay.c */
+void http_body_init(struct http_body *b, const struct klb_http_msg *m,
+		    u32 max_trailer);
+int http_flush_head(struct http_session *hs, bool *progress);
+int http_exchange(struct http_session *hs);
+
+/* http_session.c, for http_relay.c */
+void http_arm(struct http_session *hs, u8 mode);
+int http_reply(struct http_session *hs, u16 status);
+int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr);
+void http_upstream_abort(struct http_session *hs);
+void http_put_backend(struct http_session *hs);
+int http_exchange_end(struct http_session *hs);
+
+/* http_abort() @how */
+#define HTTP_ABORT_BACKEND	1U	/* the backend's fault: count it there too */
+#define HTTP_ABORT_RESET	2U	/* reset the client: its response is cut */
+int http_abort(struct http_session *hs, enum klb_l7_ctr ctr, unsigned int how);
+
+#endif /* _KLB_L7_HTTP_SESSION_H */

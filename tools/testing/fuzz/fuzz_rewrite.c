@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for kmod/l7/http_rewrite.c: request and response head
+ * rewriting on every head the parser accepts.
+ *
+ * Input: [0] request or response, the Connection choice for a response
+ * and the request method it answers, [1] output capacity below the
+ * documented bound, then the head. Invariants: the rewrite fits in the
+ * head's length plus KLB_HTTP_RW_GROWTH; a smaller buffer gives either
+ * the same bytes or -1, never a write past it (ASan: exact heap copies);
+ * the rewritten head parses again with the same start line and framing,
+ * and no hop-by-hop field is left but the Connection field we add.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_rewrite.h"
+
+#define CHECK(cond)							\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "%s:%d: check failed: %s\n",	\
+				__FILE__, __LINE__, #cond);		\
+			abort();					\
+		}							\
+	} while (0)
+
+static const struct klb_http_limits lim = {
+	.max_line = 4096, .max_head = 16384, .max_fields = 256,
+};
+
+/* Re-parsing: the rewrite may add a line and some bytes. */
+static const struct klb_http_limits lim_out = {
+	.max_line = 4096, .max_head = 16384 + KLB_HTTP_RW_GROWTH,
+	.max_fields = 258,
+};
+
+static const u8 ip[] = "2001:db8::1";
+
+static int rewrite(const u8 *d, const struct klb_http_msg *m, bool resp,
+		   u8 conn, u8 *out, u32 cap)
+{
+	if (resp)
+		return klb_http_rewrite_resp(d, m, conn, out, cap);
+	return klb_http_rewrite_req(d, m, ip, sizeof(ip) - 1, out, cap);
+}
+
+static bool has_field(const u8 *buf, const struct klb_http_msg *m,
+		      const char *name)
+{
+	struct klb_http_span v;
+	u32 cursor = 0;
+
+	return klb_http_field_find(buf, m, name, strlen(name), &cursor, &v);
+}
+
+static void check_same(const u8 *d, const struct klb_http_msg *a,
+		       const u8 *o, const struct klb_http_msg *b, bool resp,
+		       u8 conn)
+{
+	u32 sl;
+
+	/* the start line, byte for byte */
+	for (sl = a->head_start; d[sl] != '\r'; sl++)
+		;
+	sl -= a->head_start;
+	CHECK(!memcmp(o, d + a->head_start, sl) && o[sl] == '\r');
+	CHECK(b->body == a->body && b->content_length == a->content_length &&
+	      b->version == a->version && b->status == a->status);
+	CHECK(!has_field(o, b, "keep-alive"));
+	CHECK(!has_field(o, b, "proxy-connection"));
+	if (resp) {
+		CHECK(conn != KLB_HTTP_RW_CONN_NONE ||
+		      !has_field(o, b, "connection"));
+		CHECK(conn != KLB_HTTP_RW_CONN_CLOSE ||
+		      (b->flags & KLB_HTTP_F_CONN_CLOSE));
+		CHECK(conn != KLB_HTTP_RW_CONN_KEEPALIVE ||
+		      (b->flags & KLB_HTTP_F_CONN_KEEPALIVE));
+		return;
+	}
+	CHECK(b->method_id == a->method_id);
+	CHECK(b->target.len == a->target.len &&
+	      !memcmp(o + b->target.off, d + a->target.off, a->target.len));
+	CHECK(b->host.len == a->host.len &&
+	      !memcmp(o + b->host.off, d + a->host.off, a->host.len));
+	CHECK(!has_field(o, b, "upgrade"));
+	/* whatever the client asked, the backend connection may persist */
+	CHECK(b->flags & KLB_HTTP_F_PERSISTENT);
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct klb_http_msg a, b;
+	bool resp;
+	u8 conn, *out, *small;
+	u32 n, cap;
+	int rc, rs;
+
+	if (size < 2 || size > 16384)
+		return 0;
+	resp = data[0] & 1;
+	conn = (data[0] >> 1) % 3;
+	n = size - 2;
+	if (resp)
+		klb_http_resp_init(&a, (data[0] >> 3) % 10);
+	else
+		klb_http_req_init(&a);
+	if (klb_http_parse(&a, data + 2, n, &lim) != KLB_HTTP_OK)
+		return 0;
+
+	cap = a.head_len - a.head_start + KLB_HTTP_RW_GROWTH;
+	out = malloc(cap);
+	rc = rewrite(data + 2, &a, resp, conn, out, cap);
+	CHECK(rc > 0 && (u32)rc <= cap);
+
+	/* a smaller buffer: the same bytes, or refused */
+	cap = data[1] * (u32)rc / 255;
+	small = malloc(cap ? cap : 1);
+	rs = rewrite(data + 2, &a, resp, conn, small, cap);
+	CHECK(rs == -1 || (rs == rc && !memcmp(small, out, rc)));
+	free(small);
+
+	if (resp)
+		klb_http_resp_init(&b, (data[0] >> 3) % 10);
+	else
+		klb_http_req_init(&b);
+	small = malloc(rc);
+	memcpy(small, out, rc);
+	CHECK(klb_http_parse(&b, small, rc, &lim_out) == KLB_HTTP_OK);
+	CHECK(b.head_len == (u32)rc && b.head_start == 0);
+	check_same(data + 2, &a, small, &b, resp, conn);
+	free(small);
+	free(out);
+	return 0;
+}
