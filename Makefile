@@ -3,7 +3,9 @@
 # klb top-level Makefile.
 #   make            build klb.ko and klbctl
 #   make demo       build, boot the test VM, balance real traffic, show counters
-#   make check      every test: unit tests, short fuzz runs, VM selftests
+#   make check      every test: unit tests, short fuzz runs, VM selftests,
+#                   a quick benchmark pass (proves the harness, asserts nothing)
+#   make bench      the Stingray benchmark matrix against peers (~40-60 min)
 #   make install    install klb.ko (modules_install) and klbctl
 #
 # KDIR defaults to the newest Debian kernel build tree installed, which is
@@ -52,6 +54,17 @@ check: deps
 	$(MAKE) klbctl-check
 	$(MAKE) fuzz-short
 	$(MAKE) vmtest
+	$(MAKE) bench-quick
+
+# Benchmarks (bench/run.sh, Documentation/bench/README.md): one VM boot,
+# results in out/bench/NAME/. bench-quick: a few seconds per cell.
+bench: deps
+	$(MAKE) all
+	bench/run.sh --no-build $(BENCH_ARGS)
+
+bench-quick: deps
+	$(MAKE) all
+	bench/run.sh --quick --no-build $(BENCH_ARGS)
 
 demo: deps
 	$(MAKE) all

@@ -1,0 +1,705 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench/report.py: turn a bench run (bench/run.sh) into a report.
+
+    bench/report.py DIR [--out OUTDIR]
+
+Reads DIR/meta.json, host.json, probes.jsonl and runs.jsonl (one JSON line
+per run, written inside the VM by bench/guest.sh) and writes into OUTDIR
+(default DIR): results.json (everything, plus the per-cell summary and the
+goals), report.md (tables laid out like the Stingray white paper: rows =
+tests, columns = configurations, then ratios, CPU, errors, goals, checks,
+machine) and one PNG chart per test (gnuplot; skipped with a warning when
+gnuplot is missing). Exits non-zero when there is no successful run at all.
+"""
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+TESTS = [
+    # id, title, unit, what the client does
+    ("conn", "HTTP conn/s", "conn/s",
+     "one request per new TCP connection (`Connection: close`), 0 B file"),
+    ("req0", "HTTP req/s, 0 B", "req/s", "keep-alive, 0 B file"),
+    ("req2k", "HTTP req/s, 2 KB", "req/s", "keep-alive, 2 KB file"),
+    ("req8k", "HTTP req/s, 8 KB", "req/s", "keep-alive, 8 KB file"),
+    ("tput1m", "HTTP throughput, 1 MB", "Mbit/s", "keep-alive, 1 MB file"),
+    ("tlsconn", "TLS conn/s", "conn/s",
+     "a full TLS handshake per request (no resumption), 0 B file"),
+    ("tlstput", "TLS throughput, 1 MB", "Mbit/s", "keep-alive TLS, 1 MB file"),
+    ("tcp", "TCP throughput (iperf3)", "Mbit/s", "one iperf3 stream"),
+]
+TEST_IDS = [t[0] for t in TESTS]
+TITLE = {t[0]: t[1] for t in TESTS}
+UNIT = {t[0]: t[2] for t in TESTS}
+WHAT = {t[0]: t[3] for t in TESTS}
+THROUGHPUT = {"tput1m", "tlstput", "tcp"}
+
+CONFIGS = ["direct", "klb-nat", "klb-http", "klb-tls", "ipvs-nat",
+           "haproxy-http", "haproxy-tcp", "nginx-proxy"]
+CONFIG_WHAT = {
+    "direct": "client to the backend, routed through the balancer namespace, nothing balances",
+    "klb-nat": "klb, `mode nat` (VIP not a local address)",
+    "klb-http": "klb, `mode http` (terminates HTTP, backend connections reused)",
+    "klb-tls": "klb, `mode tls` (SNI pass-through, never decrypts)",
+    "ipvs-nat": "IPVS, `ipvsadm -A/-a -m` (NAT), VIP a local address",
+    "haproxy-http": "HAProxy `mode http`, `http-reuse always`, `option forwardfor`",
+    "haproxy-tcp": "HAProxy `mode tcp` (also the TLS pass-through peer)",
+    "nginx-proxy": "nginx `proxy_pass`, upstream `keepalive 64`, HTTP/1.1 to the backend",
+}
+
+
+def haproxy_ref(test):
+    return "haproxy-http" if test in ("conn", "req0", "req2k", "req8k", "tput1m") else "haproxy-tcp"
+
+
+# Goals, in the same boot: (id, text, test, config, reference, kind, threshold)
+# kind "ge": metric(config) >= threshold * metric(reference);
+# kind "cpu_le": balancer CPU per request of config <= threshold * reference's.
+GOALS = [
+    ("G1", "klb-nat keep-alive req/s >= 0.97x direct", "req0", "klb-nat", "direct", "ge", 0.97),
+    ("G2", "klb-nat conn/s >= 1.0x ipvs-nat", "conn", "klb-nat", "ipvs-nat", "ge", 1.0),
+    ("G3", "klb-http req/s >= 1.3x haproxy-http", "req0", "klb-http", "haproxy-http", "ge", 1.3),
+    ("G4", "klb-http conn/s >= 1.5x haproxy-http", "conn", "klb-http", "haproxy-http", "ge", 1.5),
+    ("G5", "klb-http 1 MB throughput >= 0.9x direct", "tput1m", "klb-http", "direct", "ge", 0.9),
+    ("G6", "klb-http CPU per request <= 0.5x haproxy-http", "req0", "klb-http", "haproxy-http",
+     "cpu_le", 0.5),
+]
+
+
+def load_jsonl(path):
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                print(f"report: {path}:{n}: bad JSON ({e}), line skipped", file=sys.stderr)
+    return out
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+# ---- per-run values -----------------------------------------------------------
+
+def cpu_ticks(run):
+    return run.get("cpu_ticks") or (run.get("result") or {}).get("cpu_ticks") or {}
+
+
+def task_ticks(run):
+    return run.get("task_ticks") or (run.get("result") or {}).get("task_ticks") or {}
+
+
+def busy_ticks(run):
+    c = cpu_ticks(run)
+    return sum(c.get(k, 0) for k in ("user", "nice", "system", "irq", "softirq", "steal"))
+
+
+def metric(run):
+    """The test's figure: conn/s, req/s or Mbit/s."""
+    r = run.get("result") or {}
+    if run.get("tool") == "iperf3":
+        return r.get("bits_per_second", 0) / 1e6
+    us = r.get("duration_us") or 0
+    if us <= 0:
+        return None
+    if run["test"] in THROUGHPUT:
+        return r.get("bytes", 0) * 8 / us          # bits per microsecond = Mbit/s
+    return r.get("requests", 0) / (us / 1e6)
+
+
+def units_done(run):
+    """What CPU time is divided by: requests, or MB moved for the
+    throughput tests (few 1 MB responses complete in a short run: wrk's
+    byte count includes the ones in flight at the end, its request count
+    does not)."""
+    r = run.get("result") or {}
+    if run["test"] in THROUGHPUT:
+        return r.get("bytes", 0) / 1e6
+    return r.get("requests", 0)
+
+
+def cpu_per_unit(run, hz, ticks=None):
+    """Microseconds of CPU per request (per MB for iperf3)."""
+    n = units_done(run)
+    if not n:
+        return None
+    t = busy_ticks(run) if ticks is None else ticks
+    return t / hz * 1e6 / n
+
+
+def attributed_ticks(run):
+    """CPU time we can pin on the balancer itself, or None (IPVS, klb-nat:
+    softirq work on packets, not separable from the rest)."""
+    cfg = run["config"]
+    t = task_ticks(run)
+    if cfg in ("haproxy-http", "haproxy-tcp", "nginx-proxy"):
+        return t.get("balancer_procs")
+    if cfg in ("klb-http", "klb-tls"):
+        return t.get("kworker")
+    return None
+
+
+# ---- aggregation ------------------------------------------------------------------
+
+def summarize(runs, hz):
+    cells = {}
+    for run in runs:
+        key = (run.get("test"), run.get("config"))
+        c = cells.setdefault(key, {"ok": [], "failed": [], "skipped": 0, "na": None})
+        st = run.get("status")
+        if st == "ok":
+            c["ok"].append(run)
+        elif st == "n/a":
+            c["na"] = run.get("reason") or "n/a"
+        elif st == "skipped":
+            c["skipped"] += 1
+        else:
+            c["failed"].append(run)
+    summary = {}
+    for (test, cfg), c in cells.items():
+        vals = [(r["round"], metric(r)) for r in c["ok"]]
+        vals = [(rd, v) for rd, v in vals if v is not None]
+        s = {"runs": len(vals), "failed": len(c["failed"]), "skipped": c["skipped"],
+             "na": c["na"], "failures": [r.get("reason", "") for r in c["failed"]]}
+        if vals:
+            v = [x for _, x in vals]
+            s.update({
+                "median": statistics.median(v), "min": min(v), "max": max(v),
+                "by_round": {str(rd): x for rd, x in vals},
+                "unit": UNIT.get(test, ""),
+            })
+            cpu = [cpu_per_unit(r, hz) for r in c["ok"]]
+            cpu = [x for x in cpu if x is not None]
+            if cpu:
+                s["cpu_us_per_unit"] = statistics.median(cpu)
+                s["cpu_by_round"] = {str(r["round"]): cpu_per_unit(r, hz) for r in c["ok"]
+                                     if cpu_per_unit(r, hz) is not None}
+            att = [cpu_per_unit(r, hz, attributed_ticks(r)) for r in c["ok"]
+                   if attributed_ticks(r) is not None]
+            att = [x for x in att if x is not None]
+            if att:
+                s["balancer_cpu_us_per_unit"] = statistics.median(att)
+            busy = [busy_ticks(r) for r in c["ok"]]
+            idle = [cpu_ticks(r).get("idle", 0) + cpu_ticks(r).get("iowait", 0) for r in c["ok"]]
+            tot = sum(busy) + sum(idle)
+            s["busy_fraction"] = sum(busy) / tot if tot else None
+            sirq = sum(cpu_ticks(r).get("softirq", 0) for r in c["ok"])
+            s["softirq_fraction_of_busy"] = sirq / sum(busy) if sum(busy) else None
+            err = {}
+            for r in c["ok"]:
+                for k, x in ((r.get("result") or {}).get("errors") or {}).items():
+                    err[k] = err.get(k, 0) + x
+            s["errors"] = err
+            s["requests"] = sum((r.get("result") or {}).get("requests", 0) for r in c["ok"])
+            s["lb_rx_packets"] = sum(r.get("lb_rx_packets", 0) for r in c["ok"])
+        summary.setdefault(test, {})[cfg] = s
+    # increment of whole-VM CPU per request over direct, same test
+    for test, row in summary.items():
+        d = row.get("direct", {}).get("cpu_us_per_unit")
+        for cfg, s in row.items():
+            if d is not None and s.get("cpu_us_per_unit") is not None and cfg != "direct":
+                s["cpu_increment_us_per_unit"] = s["cpu_us_per_unit"] - d
+    return summary
+
+
+def paired_ratios(a, b, key="by_round"):
+    """Ratio a/b for each round both have (the runs of a round are adjacent)."""
+    ra, rb = a.get(key, {}), b.get(key, {})
+    return [ra[k] / rb[k] for k in ra if k in rb and rb[k]]
+
+
+def evaluate_goals(summary):
+    out = []
+    for gid, text, test, cfg, ref, kind, thr in GOALS:
+        g = {"id": gid, "goal": text, "test": test, "config": cfg, "reference": ref,
+             "threshold": thr}
+        a = summary.get(test, {}).get(cfg, {})
+        b = summary.get(test, {}).get(ref, {})
+        if kind == "ge":
+            if "median" not in a or "median" not in b or not b["median"]:
+                g.update(verdict="n/a", why=(a.get("na") or b.get("na") or "no successful runs"))
+                out.append(g)
+                continue
+            r = a["median"] / b["median"]
+            pr = paired_ratios(a, b)
+            met = r >= thr
+            g.update(ratio=r, paired_min=min(pr) if pr else None, paired_max=max(pr) if pr else None,
+                     value=a["median"], reference_value=b["median"])
+        else:
+            # balancer CPU per request: increment of the whole VM's CPU per
+            # request over direct (the verdict), and the attributed figure
+            d = summary.get(test, {}).get("direct", {})
+            if "cpu_increment_us_per_unit" not in a or "cpu_increment_us_per_unit" not in b:
+                g.update(verdict="n/a", why=(a.get("na") or b.get("na") or "no CPU figures"))
+                out.append(g)
+                continue
+            ia, ib = a["cpu_increment_us_per_unit"], b["cpu_increment_us_per_unit"]
+            r = ia / ib if ib > 0 else None
+            pr = []
+            ca, cb, cd = a.get("cpu_by_round", {}), b.get("cpu_by_round", {}), d.get("cpu_by_round", {})
+            for k in ca:
+                if k in cb and k in cd and cb[k] - cd[k] > 0:
+                    pr.append((ca[k] - cd[k]) / (cb[k] - cd[k]))
+            met = r is not None and r <= thr
+            g.update(ratio=r, paired_min=min(pr) if pr else None, paired_max=max(pr) if pr else None,
+                     value=ia, reference_value=ib,
+                     attributed=a.get("balancer_cpu_us_per_unit"),
+                     reference_attributed=b.get("balancer_cpu_us_per_unit"))
+            if g["attributed"] and g["reference_attributed"]:
+                g["attributed_ratio"] = g["attributed"] / g["reference_attributed"]
+        if r is None:
+            g["verdict"] = "n/a"
+            g["why"] = "the reference's figure is not positive"
+        else:
+            g["verdict"] = "met" if met else "not met"
+            lo, hi = g.get("paired_min"), g.get("paired_max")
+            if lo is not None and len(pr) >= 2:
+                if kind == "ge":
+                    clear = (lo >= thr) if met else (hi < thr)
+                else:
+                    clear = (hi <= thr) if met else (lo > thr)
+                g["clear"] = clear
+        out.append(g)
+    return out
+
+
+# ---- formatting ----------------------------------------------------------------
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 100:
+        return f"{v:,.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def spread(s):
+    if s.get("runs", 0) < 2 or not s.get("median"):
+        return ""
+    return f" ±{(s['max'] - s['min']) / 2 / s['median'] * 100:.0f}%"
+
+
+class Notes:
+    def __init__(self):
+        self.items = []
+
+    def ref(self, text):
+        if text not in self.items:
+            self.items.append(text)
+        return f"[^{self.items.index(text) + 1}]"
+
+
+def cell_text(s, notes):
+    if s is None:
+        return ""
+    if "median" not in s:
+        why = s.get("na") or "; ".join(sorted(set(s.get("failures") or []))) or \
+            ("time budget spent" if s.get("skipped") else "no successful run")
+        return "n/a" + notes.ref(why)
+    t = fmt(s["median"]) + spread(s)
+    if s.get("failed"):
+        t += notes.ref(f"{s['failed']} run(s) failed: " + "; ".join(sorted(set(s["failures"]))))
+    return t
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def present_configs(summary):
+    return [c for c in CONFIGS if any(c in row for row in summary.values())]
+
+
+def present_tests(summary):
+    return [t for t in TEST_IDS if t in summary]
+
+
+# ---- charts ----------------------------------------------------------------------
+
+def charts(summary, outdir):
+    gp = shutil.which("gnuplot")
+    if not gp:
+        print("report: gnuplot not found (tools/deps.sh installs gnuplot-nox): no charts", file=sys.stderr)
+        return []
+    made = []
+    for test in present_tests(summary):
+        row = summary[test]
+        pts = [(c, row[c]) for c in CONFIGS if c in row and "median" in row[c]]
+        if not pts:
+            continue
+        dat = os.path.join(outdir, f".bench-{test}.dat")
+        png = f"bench-{test}.png"
+        with open(dat, "w") as f:
+            for c, s in pts:
+                f.write(f'"{c}" {s["median"]:.6g} {s["min"]:.6g} {s["max"]:.6g}\n')
+        na = [c for c in CONFIGS if c in row and "median" not in row[c]]
+        title = f"{TITLE[test]} ({UNIT[test]}), median and min-max of the runs"
+        if na:
+            title += "; n/a: " + ", ".join(na)
+        script = f"""
+set terminal pngcairo size 900,420 noenhanced font "sans,10"
+set output '{os.path.join(outdir, png)}'
+set title '{title}'
+set ylabel '{UNIT[test]}'
+set yrange [0:*]
+set grid ytics
+set style data histograms
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.6 border -1
+set boxwidth 0.8
+set key off
+set xtics nomirror
+plot '{dat}' using 2:3:4:xtic(1) lc rgb '#4a7ebb'
+"""
+        r = subprocess.run([gp], input=script, capture_output=True, text=True)
+        os.unlink(dat)
+        if r.returncode != 0:
+            print(f"report: gnuplot failed for {test}: {r.stderr.strip()}", file=sys.stderr)
+            continue
+        made.append((test, png))
+    return made
+
+
+# ---- the report ------------------------------------------------------------------------
+
+def report(d, outdir):
+    meta = load_json(os.path.join(d, "meta.json"))
+    host = load_json(os.path.join(d, "host.json"))
+    probes = load_jsonl(os.path.join(d, "probes.jsonl"))
+    runs = load_jsonl(os.path.join(d, "runs.jsonl"))
+    hz = meta.get("user_hz") or 100
+    summary = summarize(runs, hz)
+    goals = evaluate_goals(summary)
+    ok_runs = sum(1 for r in runs if r.get("status") == "ok")
+
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump({"meta": meta, "host": host, "probes": probes, "summary": summary,
+                   "goals": goals, "runs": runs}, f, indent=1, sort_keys=False)
+    pngs = charts(summary, outdir)
+
+    cfgs = present_configs(summary)
+    tests = present_tests(summary)
+    notes = Notes()
+    md = []
+    kind = host.get("kind", "?")
+    md.append("# klb benchmark: the Stingray test matrix against peers")
+    md.append("")
+    md.append(f"Generated by `bench/report.py` from a `{'make bench' if kind == 'full' else 'make bench-quick'}` "
+              f"run ({host.get('date', '?')}, commit {host.get('git_commit', '?')}"
+              f"{' with uncommitted changes' if host.get('git_dirty') else ''}). "
+              "Method and how to run: [README.md](README.md) in Documentation/bench. Every run's raw "
+              "figures are in the run's `results.json` (`out/bench/NAME/`).")
+    md.append("")
+    md.append("**Everything below ran in one boot of a QEMU guest under software emulation (TCG, no KVM), "
+              f"{meta.get('cpus', '?')} virtual CPUs shared by the client, the balancer and the backend, "
+              "on a host shared with other work.** Absolute figures are about two orders of magnitude "
+              "below bare metal and mean nothing by themselves; only ratios between configurations of "
+              "the same boot do.")
+    if kind != "full":
+        md.append("")
+        md.append("*This is a quick run (a few seconds per cell, one round): it proves the harness works. "
+                  "Its figures are too noisy for any conclusion.*")
+    md.append("")
+    md.append(f"Runs: {ok_runs} successful, {sum(1 for r in runs if r.get('status') == 'failed')} failed, "
+              f"{sum(1 for r in runs if r.get('status') == 'skipped')} skipped (time budget); "
+              f"{meta.get('rounds', '?')} round(s) of {meta.get('duration_s', '?')} s per cell, "
+              "configurations alternating within each round. "
+              f"VM run status: {host.get('vm_status', '?')} "
+              f"({'clean: kernel log checked, module unloaded, namespaces deleted' if host.get('vm_status') == 0 else 'NOT clean: see guest.log'}); "
+              f"wall time {host.get('wall_s', '?')} s.")
+    md.append("")
+
+    # results
+    md.append("## Results")
+    md.append("")
+    md.append("Median of the runs of each cell; ±: half the range between the lowest and the highest run, "
+              "relative to the median. Empty: the configuration does not apply to the test.")
+    md.append("")
+    rows = []
+    for t in tests:
+        rows.append([TITLE[t], UNIT[t]] + [cell_text(summary[t].get(c), notes) for c in cfgs])
+    md.append(table(["test", "unit"] + cfgs, rows))
+    md.append("")
+
+    def ratio_rows(ref_of):
+        rows = []
+        for t in tests:
+            ref = ref_of(t)
+            b = summary[t].get(ref, {})
+            r = [TITLE[t], ref]
+            for c in cfgs:
+                a = summary[t].get(c)
+                if a is None:
+                    r.append("")
+                elif "median" not in a or "median" not in b or not b["median"]:
+                    r.append("n/a")
+                else:
+                    x = a["median"] / b["median"]
+                    pr = paired_ratios(a, b)
+                    txt = f"{x:.2f}"
+                    if len(pr) >= 2 and c != ref:
+                        txt += f" ({min(pr):.2f}-{max(pr):.2f})"
+                    r.append(txt)
+            rows.append(r)
+        return rows
+
+    md.append("### Ratio to direct")
+    md.append("")
+    md.append("Median over median; in brackets the lowest and highest ratio of two runs of the same round "
+              "(runs of a round are adjacent in time).")
+    md.append("")
+    md.append(table(["test", "reference"] + cfgs, ratio_rows(lambda t: "direct")))
+    md.append("")
+    md.append("### Ratio to haproxy")
+    md.append("")
+    md.append("HTTP tests against haproxy-http, TLS and TCP tests against haproxy-tcp (the pass-through peer).")
+    md.append("")
+    md.append(table(["test", "reference"] + cfgs, ratio_rows(haproxy_ref)))
+    md.append("")
+
+    # goals
+    md.append("## Goals")
+    md.append("")
+    grows = []
+    for g in goals:
+        if g["verdict"] == "n/a":
+            grows.append([g["id"], g["goal"], "-", "n/a" + notes.ref(g.get("why", ""))])
+            continue
+        if g["id"] == "G6":
+            got = (f"{g['ratio']:.2f} (balancer CPU: {fmt(g['value'])} vs {fmt(g['reference_value'])} µs/req "
+                   "more than direct)")
+            if g.get("attributed_ratio") is not None:
+                got += (f"; attributed: {g['attributed_ratio']:.2f} ({fmt(g['attributed'])} vs "
+                        f"{fmt(g['reference_attributed'])} µs/req)")
+        else:
+            got = f"{g['ratio']:.2f} ({fmt(g['value'])} vs {fmt(g['reference_value'])} {UNIT[g['test']]})"
+        if g.get("paired_min") is not None and g.get("paired_max") is not None and "clear" in g:
+            got += f", per round {g['paired_min']:.2f}-{g['paired_max']:.2f}"
+        v = "**met**" if g["verdict"] == "met" else "**not met**"
+        if "clear" in g:
+            v += "" if g["clear"] else " (within the spread: some rounds disagree)"
+        grows.append([g["id"], g["goal"], got, v])
+    md.append(table(["", "goal (same boot)", "measured", "verdict"], grows))
+    md.append("")
+    md.append("G6 compares the balancers' own CPU time per request, measured as the increase of the whole "
+              "VM's CPU time per request over `direct` in the same test (see CPU below); the *attributed* "
+              "figure is the CPU time of the kworker threads (klb) and of the haproxy process.")
+    md.append("")
+
+    # CPU
+    md.append("## CPU time per request")
+    md.append("")
+    md.append("Whole VM (all namespaces: client, balancer, backend), from `/proc/stat` deltas over exactly "
+              "the client's run (user + nice + system + irq + softirq + steal), divided by the requests "
+              "completed; for the throughput tests (1 MB files, iperf3) per MB moved instead. "
+              "Medians, µs.")
+    md.append("")
+    rows = []
+    for t in tests:
+        r = [TITLE[t]]
+        for c in cfgs:
+            s = summary[t].get(c)
+            r.append("" if s is None else fmt(s.get("cpu_us_per_unit")) if "median" in s else "n/a")
+        rows.append(r)
+    md.append(table(["test"] + cfgs, rows))
+    md.append("")
+    md.append("### The balancer's share")
+    md.append("")
+    md.append("First figure: increase over `direct` (whole VM CPU per request of the configuration minus "
+              "that of `direct`, same test): what putting this balancer in the path costs, softirq "
+              "included. Second figure (after /): CPU time attributable to the balancer's own tasks - the "
+              "haproxy or nginx processes (utime + stime), or for klb-http and klb-tls the kworker threads "
+              "that run klb's L7 engine. Neither IPVS nor klb-nat has a task: their work is done in "
+              "softirq on whatever CPU a packet arrives, so only the increase is shown.")
+    md.append("")
+    rows = []
+    for t in tests:
+        r = [TITLE[t]]
+        for c in cfgs:
+            s = summary[t].get(c)
+            if s is None:
+                r.append("")
+            elif "median" not in s:
+                r.append("n/a")
+            elif c == "direct":
+                r.append("(baseline)")
+            else:
+                x = fmt(s.get("cpu_increment_us_per_unit"))
+                if s.get("balancer_cpu_us_per_unit") is not None:
+                    x += " / " + fmt(s["balancer_cpu_us_per_unit"])
+                r.append(x)
+        rows.append(r)
+    md.append(table(["test"] + cfgs, rows))
+    md.append("")
+    busyf = [s.get("busy_fraction") for row in summary.values() for s in row.values()
+             if s.get("busy_fraction") is not None]
+    if busyf:
+        md.append(f"The VM's CPUs were busy {min(busyf) * 100:.0f}-{max(busyf) * 100:.0f}% of each run "
+                  "(cell medians aside, over all runs of a cell): the client, balancer and backend saturate "
+                  "the two virtual CPUs, so the rates above are CPU-bound and CPU per request is close to "
+                  "the inverse of the rate.")
+        md.append("")
+
+    # errors
+    md.append("## Errors")
+    md.append("")
+    md.append("wrk's socket errors (connect, read, write, timeout) and responses with a status >= 400, "
+              "summed over all runs of a cell. Never hidden: a cell with errors is listed here.")
+    md.append("")
+    erows = []
+    for t in tests:
+        for c in cfgs:
+            s = summary[t].get(c)
+            if not s or "errors" not in s:
+                continue
+            e = s["errors"]
+            if any(e.values()):
+                erows.append([TITLE[t], c, str(s.get("requests", 0))] +
+                             [str(e.get(k, 0)) for k in ("connect", "read", "write", "timeout", "status")])
+    if erows:
+        md.append(table(["test", "config", "requests", "connect", "read", "write", "timeout", "status >= 400"],
+                        erows))
+    else:
+        total = sum(s.get("requests", 0) for row in summary.values() for s in row.values())
+        md.append(f"None: no socket error and no status >= 400 in {total:,} requests.")
+    md.append("")
+    failed = [r for r in runs if r.get("status") == "failed"]
+    if failed:
+        md.append("Failed runs:")
+        md.append("")
+        for r in failed:
+            md.append(f"- {r.get('test')} {r.get('config')} round {r.get('round')}: {r.get('reason')}")
+        md.append("")
+
+    # checks
+    md.append("## Did the traffic pass the balancer?")
+    md.append("")
+    md.append("Before the measurements, each configuration was set up alone and sent 3 requests, each on a "
+              "new connection, asking the backend who it saw as client; the balancer's own counter had to "
+              "grow by at least 3 (klb: `klbctl -s service show`; IPVS: `/proc/net/ip_vs_stats`; haproxy: "
+              "frontend sessions from its stats socket; nginx: `stub_status`; direct: packets received by "
+              "the balancer namespace's client-side interface). A configuration failing this is n/a for "
+              "every test.")
+    md.append("")
+    rows = []
+    for p in probes:
+        rows.append([p.get("config", ""), p.get("scheme", ""), p.get("addr", ""),
+                     "yes" if p.get("ok") else "**no**: " + p.get("reason", ""),
+                     p.get("backend_saw", ""), f"{p.get('counter', '')} +{p.get('counter_delta', '')}",
+                     str(p.get("lb_rx_packets_delta", ""))])
+    md.append(table(["config", "scheme", "client sends to", "passes", "backend saw client",
+                     "balancer counter", "balancer ns rx packets"], rows))
+    md.append("")
+    # per-run evidence, computed from the runs
+    okr = [r for r in runs if r.get("status") == "ok"]
+    if okr:
+        rows = []
+        for c in cfgs:
+            rc = [r for r in okr if r.get("config") == c]
+            if not rc:
+                continue
+            rows.append([c, str(len(rc)), f"{min(r.get('lb_rx_packets', 0) for r in rc):,}",
+                         f"{sum(r.get('ipvs_conns', 0) for r in rc):,}"])
+        md.append("During the runs: per configuration, the fewest packets the balancer namespace's "
+                  "client-side interface received in one run, and the connections IPVS counted over all "
+                  "runs. IPVS folds its per-CPU counters into its totals every 2 s only, so the last "
+                  "seconds of an ipvs-nat run are counted in the next run (the configuration that follows "
+                  "it in the round); no other configuration ever had an IPVS service.")
+        md.append("")
+        md.append(table(["config", "runs", "fewest rx packets in a run", "IPVS connections counted"], rows))
+        md.append("")
+
+    # configurations and tests
+    md.append("## Configurations and tests")
+    md.append("")
+    md.append(table(["configuration", "what"], [[c, CONFIG_WHAT[c]] for c in cfgs]))
+    md.append("")
+    conns = meta.get("conns", {})
+    md.append(table(["test", "client"],
+                    [[TITLE[t], WHAT[t] + (
+                        f"; wrk, {meta.get('threads', '?')} threads, "
+                        f"{conns.get('small' if t in ('conn', 'req0', 'req2k', 'req8k') else 'tls' if t == 'tlsconn' else 'big', '?')} connections"
+                        if t != "tcp" else "")] for t in tests]))
+    md.append("")
+
+    # charts
+    if pngs:
+        md.append("## Charts")
+        md.append("")
+        for t, png in pngs:
+            md.append(f"![{TITLE[t]}]({png})")
+            md.append("")
+
+    # machine
+    md.append("## Machine")
+    md.append("")
+    lavg = host.get("loadavg_start"), host.get("loadavg_end")
+    rows = [
+        ["host CPU", f"{host.get('host_cpu_model', '?')}, {host.get('host_cpus', '?')} CPUs (shared with other users' VMs)"],
+        ["host kernel", str(host.get("host_kernel", "?"))],
+        ["host load average (1, 5, 15 min)", f"start {' '.join(lavg[0] or [])}, end {' '.join(lavg[1] or [])}"],
+        ["emulator", f"{host.get('qemu', '?')}, {host.get('accel', '?')}"],
+        ["guest", f"{meta.get('cpus', '?')} vCPUs ({meta.get('cpu_model', '?')}), "
+                  f"{(meta.get('mem_kb') or 0) // 1024} MiB"],
+        ["guest kernel", f"{meta.get('kernel', '?')} ({meta.get('kernel_version', '?')})"],
+        ["guest kernel command line", f"`{meta.get('cmdline', '?')}`"],
+    ]
+    for k, v in (meta.get("versions") or {}).items():
+        rows.append([k + (" (module srcversion)" if k == "klb" else ""), str(v)])
+    md.append(table(["", ""], rows))
+    md.append("")
+    md.append("The guest boots with `slub_debug=FZPU` and `panic_on_warn=1` (the test VM's defaults), which "
+              "slow every allocation for every configuration alike.")
+    md.append("")
+
+    if notes.items:
+        for i, n in enumerate(notes.items, 1):
+            md.append(f"[^{i}]: {n}")
+        md.append("")
+
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write("\n".join(md))
+    return ok_runs
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if args else 1
+    d = args[0]
+    outdir = d
+    if len(args) >= 3 and args[1] == "--out":
+        outdir = args[2]
+    n = report(d, outdir)
+    if n == 0:
+        print("report: no successful run", file=sys.stderr)
+        return 1
+    print(f"report: {os.path.join(outdir, 'report.md')} ({n} runs)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

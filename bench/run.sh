@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/run.sh: the Stingray benchmark matrix against peers (direct, IPVS,
+# haproxy, nginx), in one boot of the test VM. Host side: build, snapshot
+# what runs, boot (tools/vm/run) with bench/guest.sh, then make the report
+# (bench/report.py). See Documentation/bench/README.md.
+#
+#   bench/run.sh [--quick] [--rounds N] [--duration SECS] [--tests LIST]
+#                [--configs LIST] [--threads N] [--name NAME] [--no-build]
+#                [--publish]
+#
+#   --quick     a few seconds per cell, one round (make bench-quick): proves
+#               the harness works, measures nothing worth keeping
+#   (default)   5 rounds of 8 s per cell (make bench), 40-60 min
+#   BENCH_DEADLINE=SECS  stop starting runs after SECS in the guest
+#               (default 420 quick, 3300 full)
+#   --publish   copy report.md and the PNGs to Documentation/bench/
+#
+# Results: out/bench/NAME/ (results.json with every run, report.md, *.png,
+# guest.log, raw/ client outputs); out/bench/latest points to the last one.
+# Exit status: non-zero when the VM run failed (a configuration broken, a
+# client run failed, the kernel log dirty) or the report could not be made.
+set -uo pipefail
+# Read whole before running: the script may be edited while a run goes on.
+{
+top=$(cd "$(dirname "$0")/.." && pwd)
+quick=0
+rounds=
+dur=
+tests=
+configs=
+threads=
+name=
+build=1
+publish=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1; shift ;;
+	--rounds) rounds=$2; shift 2 ;;
+	--duration) dur=$2; shift 2 ;;
+	--tests) tests=$2; shift 2 ;;
+	--configs) configs=$2; shift 2 ;;
+	--threads) threads=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--no-build) build=0; shift ;;
+	--publish) publish=1; shift ;;
+	-h|--help) sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "bench: unknown argument $1" >&2; exit 1 ;;
+	esac
+done
+
+if [ $quick -eq 1 ]; then
+	rounds=${rounds:-1}
+	dur=${dur:-2}
+	kind=quick
+else
+	rounds=${rounds:-5}
+	dur=${dur:-8}
+	kind=full
+fi
+# The guest stops starting runs once DEADLINE seconds have passed since it
+# began (the cells left are recorded as skipped, rounds last: a late round
+# is lost, never a test); the VM is killed if it runs 10 min past that.
+# A run takes its duration plus ~1.5 s on an idle host, up to 3x that when
+# other VMs load the machine: 49 cells x 5 rounds x 8 s fit in about 40 min
+# idle; 55 min is the cap. Quick: ~3.5 min idle, at most 7.
+if [ $quick -eq 1 ]; then
+	deadline=${BENCH_DEADLINE:-420}
+else
+	deadline=${BENCH_DEADLINE:-3300}
+fi
+vmtimeout=$((deadline + 600))
+
+if [ $build -eq 1 ]; then
+	make -C "$top" all >/dev/null || { echo "bench: build failed (make)" >&2; exit 1; }
+fi
+for f in klb.ko tools/klbctl/klbctl; do
+	[ -e "$top/$f" ] || { echo "bench: $f is not built: run make first" >&2; exit 1; }
+done
+command -v python3 >/dev/null || { echo "bench: python3 missing (make deps)" >&2; exit 1; }
+
+[ -n "$name" ] || name="bench-$kind-$(date +%Y%m%d-%H%M%S)"
+rel=out/bench/$name
+dir=$top/$rel
+rm -rf "$dir"
+mkdir -p "$dir" || exit 1
+
+# Run a snapshot: others may rebuild klb.ko or edit scripts during the run.
+snap=$rel/snap
+mkdir -p "$top/$snap/tools/klbctl" "$top/$snap/selftests" "$top/$snap/bench"
+cp "$top/klb.ko" "$top/$snap/"
+cp "$top/tools/klbctl/klbctl" "$top/$snap/tools/klbctl/"
+cp "$top/selftests/lib.sh" "$top/$snap/selftests/"
+cp "$top/bench/guest.sh" "$top/bench/wrk-json.lua" "$top/$snap/bench/"
+
+host_json() {
+	local phase=$1
+	python3 - "$phase" "$dir/host.json" <<-'EOF'
+		import json, os, platform, subprocess, sys, time
+		phase, path = sys.argv[1], sys.argv[2]
+		try:
+		    d = json.load(open(path))
+		except Exception:
+		    d = {}
+		def out(*cmd):
+		    try:
+		        return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip()
+		    except Exception:
+		        return ""
+		if phase == "start":
+		    model = ""
+		    for l in open("/proc/cpuinfo"):
+		        if l.startswith("model name"):
+		            model = l.split(":", 1)[1].strip()
+		            break
+		    d.update({
+		        "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+		        "host_cpu_model": model,
+		        "host_cpus": os.cpu_count(),
+		        "host_kernel": platform.release(),
+		        "host_mem_kb": int(next(l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemTotal"))),
+		        "qemu": out("qemu-system-x86_64", "--version").splitlines()[0] if out("qemu-system-x86_64", "--version") else "",
+		        "accel": "tcg (software emulation, no KVM)",
+		        "git_commit": out("git", "-C", os.environ["TOP"], "rev-parse", "--short", "HEAD"),
+		        "git_dirty": bool(out("git", "-C", os.environ["TOP"], "status", "--porcelain", "--untracked-files=no")),
+		        "kind": os.environ["KIND"],
+		        "loadavg_start": open("/proc/loadavg").read().split()[:3],
+		    })
+		else:
+		    d["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
+		    d["vm_status"] = int(os.environ.get("VMRC", "0"))
+		    d["wall_s"] = int(os.environ.get("WALL", "0"))
+		json.dump(d, open(path, "w"), indent=1)
+	EOF
+}
+export TOP=$top KIND=$kind
+host_json start
+
+args=(--out "/klb/$rel" --rounds "$rounds" --duration "$dur" --deadline "$deadline")
+[ -n "$tests" ] && args+=(--tests "$tests")
+[ -n "$configs" ] && args+=(--configs "$configs")
+[ -n "$threads" ] && args+=(--threads "$threads")
+echo "bench: $kind run $name: $rounds round(s) x ${dur}s per cell; results in $rel/" >&2
+start=$(date +%s)
+"$top/tools/vm/run" --quiet --name "$name" --timeout "$vmtimeout" -- \
+	env KLB_SRC="/klb/$snap" bash "$snap/bench/guest.sh" "${args[@]}"
+vmrc=$?
+wall=$(($(date +%s) - start))
+vmdir=$top/out/vm/$name
+cp "$vmdir/log" "$dir/guest.log" 2>/dev/null
+cp "$vmdir/dmesg" "$dir/dmesg" 2>/dev/null
+VMRC=$vmrc WALL=$wall host_json end
+rm -rf "${top:?}/$snap"
+
+case $vmrc in
+0) echo "bench: the VM run finished cleanly after ${wall}s" >&2 ;;
+124) echo "bench: FAIL: the guest kernel log is dirty (out/vm/$name/dmesg)" >&2 ;;
+125) echo "bench: FAIL: the VM died or timed out (out/vm/$name/console.log)" >&2 ;;
+*) echo "bench: FAIL: the guest run exited $vmrc (see $rel/guest.log)" >&2 ;;
+esac
+
+rrc=0
+if [ -s "$dir/runs.jsonl" ]; then
+	python3 "$top/bench/report.py" "$dir" || rrc=$?
+else
+	echo "bench: FAIL: no results (see $rel/guest.log, out/vm/$name/console.log)" >&2
+	rrc=1
+fi
+ln -sfn "$name" "$top/out/bench/latest"
+if [ $rrc -eq 0 ]; then
+	echo "bench: report: $rel/report.md" >&2
+	if [ $publish -eq 1 ]; then
+		mkdir -p "$top/Documentation/bench"
+		rm -f "$top/Documentation/bench/"bench-*.png
+		cp "$dir/report.md" "$dir/"bench-*.png "$top/Documentation/bench/" &&
+			echo "bench: published to Documentation/bench/" >&2
+	fi
+fi
+[ $vmrc -eq 0 ] || exit 1
+exit $rrc
+exit
+}

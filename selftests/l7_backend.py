@@ -1,0 +1,338 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""HTTP/1.1 backend for the klb L7 selftests (http mode).
+
+  l7_backend.py serve --name beN --port P [--proxy-port P2] [--log FILE]
+                      [--pidfile F]
+
+Plain sockets, a thread per connection, keep-alive, Content-Length and
+chunked request bodies, Expect: 100-continue. Connections on --proxy-port
+must start with a PROXY protocol v2 header (else 400 and close); the
+addresses it carries are reported. What the path contains decides the
+answer (any prefix may come before, e.g. /py/...):
+
+  .../delay/MS...   wait MS milliseconds first, then answer as below
+  .../chunked/N     N random bytes, chunked (random chunk sizes)
+  .../data/N        N random bytes with Content-Length
+  .../mirror        the request body back, chunked
+  anything else     a JSON echo of the request: name, conn (connection
+                    number), nreq (requests on it so far, this one
+                    included), peer, proxy {src, sport, dst, dport} or
+                    null, method, target, version, headers {lowercase
+                    name: [values...]}, body_len, body_sha256
+Every answer carries X-Backend: NAME, X-Conn: N and, for the random and
+mirror bodies, X-Body-Sha256 of the body sent.
+
+The log (line-buffered, one event a line) lets tests see what really
+reached the backend:
+  accept C ADDR PORT | proxy C SRC SPORT DST DPORT | proxy C none|bad HEX
+  req C METHOD TARGET | done C STATUS TARGET | bad C WHY | close C
+"""
+import argparse
+import hashlib
+import ipaddress
+import json
+import os
+import random
+import socket
+import struct
+import sys
+import threading
+import time
+
+PROXY_SIG = b"\r\n\r\n\x00\r\nQUIT\n"
+MAX_HEAD = 256 * 1024
+
+
+class Log:
+    def __init__(self, path):
+        self.f = open(path, "a", buffering=1) if path else None
+        self.lock = threading.Lock()
+
+    def __call__(self, *words):
+        if not self.f:
+            return
+        with self.lock:
+            self.f.write(" ".join(str(w) for w in words) + "\n")
+
+
+class Closed(Exception):
+    pass
+
+
+class BadRequest(Exception):
+    pass
+
+
+class Conn:
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+
+    def fill(self):
+        d = self.sock.recv(65536)
+        if not d:
+            raise Closed()
+        self.buf += d
+
+    def read_exact(self, n):
+        while len(self.buf) < n:
+            self.fill()
+        d, self.buf = self.buf[:n], self.buf[n:]
+        return d
+
+    def read_until(self, sep, limit):
+        while True:
+            i = self.buf.find(sep)
+            if i >= 0:
+                d, self.buf = self.buf[:i], self.buf[i + len(sep):]
+                return d
+            if len(self.buf) > limit:
+                raise BadRequest("line or head too long")
+            self.fill()
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+
+def parse_proxy_v2(c):
+    hdr = c.read_exact(16)
+    if hdr[:12] != PROXY_SIG:
+        return None, hdr
+    ver_cmd, fam, ln = hdr[12], hdr[13], struct.unpack("!H", hdr[14:16])[0]
+    body = c.read_exact(ln)
+    if ver_cmd >> 4 != 2:
+        return None, hdr + body
+    if ver_cmd & 0xF == 0:
+        return {"local": True}, None
+    if fam == 0x11 and ln >= 12:
+        src, dst = body[0:4], body[4:8]
+        sport, dport = struct.unpack("!HH", body[8:12])
+    elif fam == 0x21 and ln >= 36:
+        src, dst = body[0:16], body[16:32]
+        sport, dport = struct.unpack("!HH", body[32:36])
+    else:
+        return None, hdr + body
+    return {"src": str(ipaddress.ip_address(src)), "sport": sport,
+            "dst": str(ipaddress.ip_address(dst)), "dport": dport}, None
+
+
+def read_body(c, headers, version, expect_continue):
+    te = ",".join(headers.get("transfer-encoding", [])).lower()
+    cls = headers.get("content-length", [])
+    chunked = "chunked" in te
+    if not chunked and not cls:
+        return b""
+    if expect_continue and version == "HTTP/1.1":
+        c.send(b"HTTP/1.1 100 Continue\r\n\r\n")
+    if chunked:
+        parts = []
+        while True:
+            line = c.read_until(b"\r\n", 4096)
+            try:
+                n = int(line.split(b";")[0].strip(), 16)
+            except ValueError:
+                raise BadRequest("bad chunk size %r" % line[:40])
+            if n == 0:
+                while c.read_until(b"\r\n", 65536):
+                    pass        # trailer fields
+                return b"".join(parts)
+            parts.append(c.read_exact(n))
+            if c.read_exact(2) != b"\r\n":
+                raise BadRequest("no CRLF after chunk data")
+    if len(set(cls)) != 1 or not cls[0].isdigit():
+        raise BadRequest("bad Content-Length %r" % cls)
+    return c.read_exact(int(cls[0]))
+
+
+def path_arg(target, key):
+    """The integer after /KEY/ in target, or None."""
+    path = target.split("?")[0]
+    parts = path.split("/")
+    for i, p in enumerate(parts[:-1]):
+        if p == key:
+            try:
+                return int(parts[i + 1])
+            except ValueError:
+                return None
+    return None
+
+
+def head_bytes(status, reason, fields):
+    h = "HTTP/1.1 %d %s\r\n" % (status, reason)
+    for k, v in fields:
+        h += "%s: %s\r\n" % (k, v)
+    return (h + "\r\n").encode()
+
+
+def serve_conn(sock, peer, cid, args, log, want_proxy):
+    c = Conn(sock)
+    log("accept", cid, peer[0], peer[1])
+    proxy = None
+    nreq = 0
+    try:
+        if want_proxy:
+            proxy, bad = parse_proxy_v2(c)
+            if proxy is None:
+                log("proxy", cid, "bad", bad.hex()[:80])
+                body = b"no PROXY v2 header\n"
+                c.send(head_bytes(400, "Bad Request", [
+                    ("X-Backend", args.name), ("Content-Length", len(body)),
+                    ("Connection", "close")]) + body)
+                return
+            if "src" in proxy:
+                log("proxy", cid, proxy["src"], proxy["sport"], proxy["dst"],
+                    proxy["dport"])
+            else:
+                log("proxy", cid, "local")
+        else:
+            log("proxy", cid, "none")
+        while True:
+            try:
+                head = c.read_until(b"\r\n\r\n", MAX_HEAD)
+            except Closed:
+                return
+            lines = head.split(b"\r\n")
+            try:
+                method, target, version = lines[0].decode("latin-1").split(" ")
+            except ValueError:
+                raise BadRequest("request line %r" % lines[0][:60])
+            log("req", cid, method, target)
+            nreq += 1
+            headers = {}
+            for ln in lines[1:]:
+                k, sep, v = ln.decode("latin-1").partition(":")
+                if not sep:
+                    raise BadRequest("field line %r" % ln[:60])
+                headers.setdefault(k.strip().lower(), []).append(v.strip())
+            conn_hdr = ",".join(headers.get("connection", [])).lower()
+            close = "close" in conn_hdr or (version == "HTTP/1.0" and
+                                            "keep-alive" not in conn_hdr)
+            expect = "100-continue" in ",".join(
+                headers.get("expect", [])).lower()
+            body = read_body(c, headers, version, expect)
+            ms = path_arg(target, "delay")
+            if ms:
+                time.sleep(ms / 1000.0)
+            fields = [("X-Backend", args.name), ("X-Conn", cid)]
+            chunks = None
+            n_chunked = path_arg(target, "chunked")
+            n_data = path_arg(target, "data")
+            if n_chunked is not None:
+                data = os.urandom(n_chunked)
+                chunks = data
+            elif n_data is not None:
+                data = os.urandom(n_data)
+            elif "/mirror" in target:
+                data = body
+                chunks = data
+            else:
+                data = None
+            if data is not None:
+                fields += [("Content-Type", "application/octet-stream"),
+                           ("X-Body-Sha256", hashlib.sha256(data).hexdigest())]
+            else:
+                data = (json.dumps({
+                    "name": args.name, "conn": cid, "nreq": nreq,
+                    "peer": peer[0], "proxy": proxy, "method": method,
+                    "target": target, "version": version,
+                    "headers": headers, "body_len": len(body),
+                    "body_sha256": hashlib.sha256(body).hexdigest(),
+                }, sort_keys=True) + "\n").encode()
+                fields.append(("Content-Type", "application/json"))
+            if close:
+                fields.append(("Connection", "close"))
+            if method == "HEAD":
+                chunks, data = None, b""
+            if chunks is not None:
+                fields.append(("Transfer-Encoding", "chunked"))
+                out = [head_bytes(200, "OK", fields)]
+                rnd = random.Random(cid * 1000 + nreq)
+                i = 0
+                while i < len(chunks):
+                    n = rnd.randint(1, 65536)
+                    piece = chunks[i:i + n]
+                    out.append(b"%x\r\n" % len(piece) + piece + b"\r\n")
+                    i += n
+                out.append(b"0\r\n\r\n")
+                c.send(b"".join(out))
+            else:
+                fields.append(("Content-Length", len(data)))
+                c.send(head_bytes(200, "OK", fields) + data)
+            log("done", cid, 200, target)
+            if close:
+                return
+    except BadRequest as e:
+        log("bad", cid, str(e).replace("\n", " "))
+        try:
+            c.send(head_bytes(400, "Bad Request", [
+                ("X-Backend", args.name), ("Content-Length", 0),
+                ("Connection", "close")]))
+        except OSError:
+            pass
+    except (Closed, OSError):
+        pass
+    finally:
+        log("close", cid)
+        try:
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        sock.close()
+
+
+def listen(port):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("::", port))
+    s.listen(512)
+    return s
+
+
+def serve(args):
+    log = Log(args.log)
+    counter = [0]
+    lock = threading.Lock()
+    socks = [(listen(args.port), False)]
+    if args.proxy_port:
+        socks.append((listen(args.proxy_port), True))
+
+    def accept_loop(ls, want_proxy):
+        while True:
+            sock, peer = ls.accept()
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with lock:
+                counter[0] += 1
+                cid = counter[0]
+            if peer[0].startswith("::ffff:"):
+                peer = (peer[0][7:],) + tuple(peer[1:])
+            threading.Thread(target=serve_conn, daemon=True,
+                             args=(sock, peer, cid, args, log,
+                                   want_proxy)).start()
+
+    for ls, want_proxy in socks[1:]:
+        threading.Thread(target=accept_loop, daemon=True,
+                         args=(ls, want_proxy)).start()
+    if args.pidfile:
+        with open(args.pidfile, "w") as f:
+            f.write("%d\n" % os.getpid())
+    accept_loop(*socks[0])
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sp = sub.add_parser("serve")
+    sp.add_argument("--name", required=True)
+    sp.add_argument("--port", type=int, required=True)
+    sp.add_argument("--proxy-port", type=int)
+    sp.add_argument("--log")
+    sp.add_argument("--pidfile")
+    args = p.parse_args()
+    serve(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
