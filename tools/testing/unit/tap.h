@@ -10,7 +10,27 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/*
+ * Deterministic test inputs: splitmix64, tiny and reproducible. Each test
+ * seeds rng_state itself (fixed, or from the environment).
+ */
+static uint64_t rng_state;
+
+static inline uint32_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
 
 static unsigned int tap_passed, tap_failed;
 

@@ -13,22 +13,10 @@
 #include "http_parse.h"
 #include "tap.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct klb_http_limits lim_default = {
 	.max_line = 8192, .max_head = 65536, .max_fields = 100,
 };
-
-static u64 rng_state = 42;
-
-static u32 rnd(void)
-{
-	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (u32)((z ^ (z >> 31)) >> 32);
-}
 
 /* Parse buf[0..len) from a heap copy of exactly len bytes. */
 static int parse_copy(struct klb_http_msg *m, const char *buf, u32 len,
@@ -628,6 +616,7 @@ static void test_chunked(void)
 
 int main(void)
 {
+	rng_state = 42;
 	test_bad_requests();
 	test_limits();
 	test_valid_requests();

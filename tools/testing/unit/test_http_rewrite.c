@@ -15,22 +15,10 @@
 #include "http_rewrite.h"
 #include "tap.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct klb_http_limits lim = {
 	.max_line = 8192, .max_head = 65536, .max_fields = 200,
 };
-
-static u64 rng_state = 7;
-
-static u32 rnd(void)
-{
-	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (u32)((z ^ (z >> 31)) >> 32);
-}
 
 /* @s with CR and LF escaped, for TAP lines. */
 static const char *esc(const char *s, u32 len)
@@ -498,6 +486,7 @@ static void test_properties(void)
 
 int main(void)
 {
+	rng_state = 7;
 	test_ip_text();
 	test_ip_text_roundtrip();
 	test_error_response();

@@ -12,7 +12,6 @@
 #include "rule_match.h"
 #include "tap.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct klb_http_limits lim = {
 	.max_line = 8192, .max_head = 65536, .max_fields = 100,

@@ -15,20 +15,7 @@
 #include "algo.h"
 #include "tap.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NMAX 64
-
-static u64 rng_state;
-
-/* splitmix64: tiny, good enough for test inputs, reproducible. */
-static u32 rnd(void)
-{
-	u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (u32)((z ^ (z >> 31)) >> 32);
-}
 
 /* Is a binomial count within k standard deviations of trials * p? */
 static bool near_binomial(u64 count, u64 trials, double p, double k)

@@ -12,7 +12,6 @@
 #include "tls_sni.h"
 #include "tap.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Byte builder with 24/16-bit length fields patched in afterwards. */
 struct bb {
