@@ -231,21 +231,7 @@ check "under load: wrk is still running" kill -0 $wpid
 l7before=$(klbctl -j -s service show | jq -c '.[] | select(.name == "web") | .stats.http')
 # rmmod, bounded: a module exit waiting forever for its sessions fails here
 # (unless it sleeps uninterruptibly: then the per-test timeout ends it)
-s0=$SECONDS
-unloaded=0
-while :; do
-	grep -q '^klb ' /proc/modules || { unloaded=1; break; }
-	out=$(timeout 30 rmmod klb 2>&1) && { unloaded=1; break; }
-	[ $((SECONDS - s0)) -ge 20 ] && break
-	sleep 0.2
-done
-if [ $unloaded = 1 ]; then
-	ok "under load: rmmod klb"
-	_klb_loaded=0
-else
-	fail "under load: rmmod klb ($out)"
-fi
-check_range "under load: rmmod took at most 20 s" $((SECONDS - s0)) 0 20
+rmmod_within 20 "under load: rmmod klb" "under load: rmmod took at most 20 s"
 kill -INT $wpid 2>/dev/null
 for i in $(seq 1 50); do kill -0 $wpid 2>/dev/null || break; sleep 0.2; done
 kill -9 $wpid 2>/dev/null

@@ -149,21 +149,7 @@ else
 	fail "a long-lived relayed connection is open"
 fi
 check "the relayed client is still connected" kill -0 $hpid
-s0=$SECONDS
-unloaded=0
-while :; do
-	grep -q '^klb ' /proc/modules || { unloaded=1; break; }
-	out=$(timeout 30 rmmod klb 2>&1) && { unloaded=1; break; }
-	[ $((SECONDS - s0)) -ge 20 ] && break
-	sleep 0.2
-done
-if [ $unloaded = 1 ]; then
-	ok "rmmod klb with a relayed connection open"
-	_klb_loaded=0
-else
-	fail "rmmod klb with a relayed connection open ($out)"
-fi
-check_range "rmmod took at most 20 s" $((SECONDS - s0)) 0 20
+rmmod_within 20 "rmmod klb with a relayed connection open" "rmmod took at most 20 s"
 if poll_until 15 eval '! kill -0 $hpid 2>/dev/null'; then
 	ok "the relayed client saw its connection end"
 else

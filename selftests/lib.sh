@@ -672,3 +672,22 @@ l7_raw() {
 }
 # http_statuses: the status code of each response in l7_raw output, in order
 http_statuses() { grep -aoE '^HTTP/1\.[01] [0-9]{3}' | awk '{print $2}' | tr '\n' ' ' | sed 's/ $//'; }
+
+# rmmod_within SECS DESC DESC_TIME: unload klb (retrying while it is busy),
+# as two test points: that it unloaded, and that it took at most SECS.
+rmmod_within() {
+	local secs=$1 desc=$2 desc_time=$3 s0=$SECONDS unloaded=0 out=
+	while :; do
+		grep -q '^klb ' /proc/modules || { unloaded=1; break; }
+		out=$(timeout 30 rmmod klb 2>&1) && { unloaded=1; break; }
+		[ $((SECONDS - s0)) -ge "$secs" ] && break
+		sleep 0.2
+	done
+	if [ $unloaded = 1 ]; then
+		ok "$desc"
+		_klb_loaded=0
+	else
+		fail "$desc ($out)"
+	fi
+	check_range "$desc_time" $((SECONDS - s0)) 0 "$secs"
+}
