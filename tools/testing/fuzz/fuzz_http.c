@@ -14,15 +14,7 @@
 #include <string.h>
 
 #include "http_parse.h"
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz_check.h"
 
 static int parse_copy(struct klb_http_msg *m, const u8 *buf, u32 len,
 		      const struct klb_http_limits *lim)

@@ -16,15 +16,7 @@
 #include <string.h>
 
 #include "http_rewrite.h"
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz_check.h"
 
 static const struct klb_http_limits lim = {
 	.max_line = 4096, .max_head = 16384, .max_fields = 256,

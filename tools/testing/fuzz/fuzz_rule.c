@@ -12,15 +12,7 @@
 #include <string.h>
 
 #include "rule_match.h"
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz_check.h"
 
 static const struct klb_http_limits lim = {
 	.max_line = 4096, .max_head = 8192, .max_fields = 64,

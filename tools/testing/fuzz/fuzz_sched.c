@@ -15,17 +15,9 @@
 #include <string.h>
 
 #include "algo.h"
+#include "fuzz_check.h"
 
 #define MAX_N 64
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
 
 /* Small tables fuzz fast; the module's size only on request (selector 255). */
 static const u32 primes[] = { 2, 3, 5, 7, 13, 61, 251, 1021, 4093 };

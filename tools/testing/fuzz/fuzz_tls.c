@@ -12,15 +12,7 @@
 #include <string.h>
 
 #include "tls_sni.h"
-
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz_check.h"
 
 static int parse_copy(const u8 *buf, u32 len, struct klb_tls_hello *h)
 {
