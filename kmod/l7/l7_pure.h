@@ -14,6 +14,7 @@
 #else
 #include <linux/types.h>
 #include <linux/compiler.h>
+#include <linux/bits.h>
 #endif
 
 /* ASCII helpers shared by the parsers; tiny, so static inline. */

@@ -37,11 +37,11 @@
 #define KLB_RULE_METHOD_MAX	32
 
 /* klb_rule.match: which matchers are set */
-#define KLB_RULE_M_HOST		(1U << 0)
-#define KLB_RULE_M_PATH		(1U << 1)
-#define KLB_RULE_M_HEADER	(1U << 2)
-#define KLB_RULE_M_METHOD	(1U << 3)
-#define KLB_RULE_M_SNI		(1U << 4)
+#define KLB_RULE_M_HOST		BIT(0)
+#define KLB_RULE_M_PATH		BIT(1)
+#define KLB_RULE_M_HEADER	BIT(2)
+#define KLB_RULE_M_METHOD	BIT(3)
+#define KLB_RULE_M_SNI		BIT(4)
 #define KLB_RULE_M_ALL		0x1fU
 /* Matchers that need an HTTP request. */
 #define KLB_RULE_M_HTTP		(KLB_RULE_M_HOST | KLB_RULE_M_PATH | \

@@ -81,6 +81,7 @@ enum klb_cmd {
 
 	__KLB_CMD_MAX
 };
+
 #define KLB_CMD_MAX (__KLB_CMD_MAX - 1)
 
 enum klb_sched {
@@ -94,6 +95,7 @@ enum klb_sched {
 
 	__KLB_SCHED_MAX
 };
+
 #define KLB_SCHED_MAX (__KLB_SCHED_MAX - 1)
 
 enum klb_backend_state {
@@ -103,6 +105,7 @@ enum klb_backend_state {
 
 	__KLB_BACKEND_STATE_MAX
 };
+
 #define KLB_BACKEND_STATE_MAX (__KLB_BACKEND_STATE_MAX - 1)
 
 enum klb_mode {
@@ -112,6 +115,7 @@ enum klb_mode {
 
 	__KLB_MODE_MAX
 };
+
 #define KLB_MODE_MAX (__KLB_MODE_MAX - 1)
 
 /* TCP connection states as reported by KLB_CONN_A_STATE */
@@ -127,6 +131,7 @@ enum klb_conn_state {
 
 	__KLB_CONN_STATE_MAX
 };
+
 #define KLB_CONN_STATE_MAX (__KLB_CONN_STATE_MAX - 1)
 
 /* top level */
@@ -140,6 +145,7 @@ enum klb_attr {
 
 	__KLB_A_MAX
 };
+
 #define KLB_A_MAX (__KLB_A_MAX - 1)
 
 enum klb_config_attr {
@@ -149,6 +155,7 @@ enum klb_config_attr {
 
 	__KLB_CONFIG_A_MAX
 };
+
 #define KLB_CONFIG_A_MAX (__KLB_CONFIG_A_MAX - 1)
 
 enum klb_pool_attr {
@@ -160,6 +167,7 @@ enum klb_pool_attr {
 
 	__KLB_POOL_A_MAX
 };
+
 #define KLB_POOL_A_MAX (__KLB_POOL_A_MAX - 1)
 
 enum klb_backend_attr {
@@ -173,6 +181,7 @@ enum klb_backend_attr {
 
 	__KLB_BACKEND_A_MAX
 };
+
 #define KLB_BACKEND_A_MAX (__KLB_BACKEND_A_MAX - 1)
 
 enum klb_service_attr {
@@ -191,6 +200,7 @@ enum klb_service_attr {
 
 	__KLB_SERVICE_A_MAX
 };
+
 #define KLB_SERVICE_A_MAX (__KLB_SERVICE_A_MAX - 1)
 
 enum klb_stats_attr {
@@ -209,6 +219,7 @@ enum klb_stats_attr {
 
 	__KLB_STATS_A_MAX
 };
+
 #define KLB_STATS_A_MAX (__KLB_STATS_A_MAX - 1)
 
 /*
@@ -233,6 +244,7 @@ enum klb_l7_stats_attr {
 
 	__KLB_L7_STATS_A_MAX
 };
+
 #define KLB_L7_STATS_A_MAX (__KLB_L7_STATS_A_MAX - 1)
 
 #define KLB_RULES_MAX		256	/* rules per service */
@@ -243,6 +255,7 @@ enum klb_rules_attr {
 
 	__KLB_RULES_A_MAX
 };
+
 #define KLB_RULES_A_MAX (__KLB_RULES_A_MAX - 1)
 
 /*
@@ -266,6 +279,7 @@ enum klb_rule_attr {
 
 	__KLB_RULE_A_MAX
 };
+
 #define KLB_RULE_A_MAX (__KLB_RULE_A_MAX - 1)
 
 enum klb_conn_attr {
@@ -286,6 +300,7 @@ enum klb_conn_attr {
 
 	__KLB_CONN_A_MAX
 };
+
 #define KLB_CONN_A_MAX (__KLB_CONN_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_KLB_H */

@@ -21,4 +21,6 @@ typedef int64_t s64;
 #define __always_inline inline __attribute__((__always_inline__))
 #endif
 
+#define BIT(n)		(1UL << (n))
+
 #endif /* _KLB_USERSPACE_H */
