@@ -784,6 +784,20 @@ static int chunk_byte(struct klb_chunk *c, u8 ch)
 	return KLB_HTTP_E_CHUNK_SIZE;	/* not reached */
 }
 
+u64 klb_chunk_data_left(const struct klb_chunk *c)
+{
+	return c->state == CS_DATA ? c->left : 0;
+}
+
+void klb_chunk_skip(struct klb_chunk *c, u64 n)
+{
+	if (c->state != CS_DATA)
+		return;
+	c->left -= n < c->left ? n : c->left;
+	if (!c->left)
+		c->state = CS_DATA_CR;
+}
+
 int klb_chunk_feed(struct klb_chunk *c, const u8 *p, u32 len, u32 *used)
 {
 	u32 i;

@@ -91,17 +91,17 @@ enum {
 };
 
 /* msg.flags */
-#define KLB_HTTP_F_HOST			(1U << 0)  /* host span is set */
-#define KLB_HTTP_F_CONTENT_LENGTH	(1U << 1)  /* a valid Content-Length was seen */
-#define KLB_HTTP_F_TE			(1U << 2)  /* Transfer-Encoding present */
-#define KLB_HTTP_F_CHUNKED		(1U << 3)  /* final coding is chunked */
-#define KLB_HTTP_F_CONN_CLOSE		(1U << 4)  /* Connection: close */
-#define KLB_HTTP_F_CONN_KEEPALIVE	(1U << 5)  /* Connection: keep-alive */
-#define KLB_HTTP_F_CONN_UPGRADE		(1U << 6)  /* Connection: upgrade */
-#define KLB_HTTP_F_UPGRADE		(1U << 7)  /* an Upgrade field is present */
-#define KLB_HTTP_F_EXPECT_CONTINUE	(1U << 8)  /* Expect: 100-continue */
-#define KLB_HTTP_F_PERSISTENT		(1U << 9)  /* connection may be reused after */
-#define KLB_HTTP_F_INTERIM		(1U << 10) /* 1xx response: another head follows */
+#define KLB_HTTP_F_HOST			BIT(0)   /* host span is set */
+#define KLB_HTTP_F_CONTENT_LENGTH	BIT(1)   /* a valid Content-Length was seen */
+#define KLB_HTTP_F_TE			BIT(2)   /* Transfer-Encoding present */
+#define KLB_HTTP_F_CHUNKED		BIT(3)   /* final coding is chunked */
+#define KLB_HTTP_F_CONN_CLOSE		BIT(4)   /* Connection: close */
+#define KLB_HTTP_F_CONN_KEEPALIVE	BIT(5)   /* Connection: keep-alive */
+#define KLB_HTTP_F_CONN_UPGRADE		BIT(6)   /* Connection: upgrade */
+#define KLB_HTTP_F_UPGRADE		BIT(7)   /* an Upgrade field is present */
+#define KLB_HTTP_F_EXPECT_CONTINUE	BIT(8)   /* Expect: 100-continue */
+#define KLB_HTTP_F_PERSISTENT		BIT(9)   /* connection may be reused after */
+#define KLB_HTTP_F_INTERIM		BIT(10)  /* 1xx response: another head follows */
 
 /* Limits, from the sysctls. A zero field means "no message is acceptable". */
 struct klb_http_limits {
@@ -218,5 +218,13 @@ struct klb_chunk {
 /* @max_trailer bounds the trailer section (use the header limit). */
 void klb_chunk_init(struct klb_chunk *c, u32 max_trailer);
 int klb_chunk_feed(struct klb_chunk *c, const u8 *p, u32 len, u32 *used);
+/*
+ * Payload bytes that may pass now without being looked at: the rest of
+ * the current chunk's data (0 while framing is due). A relay that moves
+ * them some other way (zero copy) says so with klb_chunk_skip(), which
+ * accepts at most that many, as feeding them would.
+ */
+u64 klb_chunk_data_left(const struct klb_chunk *c);
+void klb_chunk_skip(struct klb_chunk *c, u64 n);
 
 #endif /* _KLB_L7_HTTP_PARSE_H */
