@@ -127,17 +127,102 @@ static bool http_relay_send(struct http_session *hs, struct klb_l7_sock *dst,
 }
 
 /*
+ * Body bytes that may go from socket to socket without passing through
+ * @b (zero copy): only once @b holds nothing unsent, and only payload,
+ * never framing the relay must see. 0: read into @b instead.
+ */
+static u64 http_splice_room(const struct http_body *body,
+			    const struct http_buf *b)
+{
+	if (b->pos != b->len)
+		return 0;
+	switch (body->mode) {
+	case KLB_HTTP_BODY_LENGTH:
+		return body->left;
+	case KLB_HTTP_BODY_CHUNKED:
+		return klb_chunk_data_left(&body->chunk);
+	case KLB_HTTP_BODY_CLOSE:
+		return U64_MAX;
+	}
+	return 0;
+}
+
+/* @n payload bytes went by splice: the framing takes them as seen. */
+static void http_frame_spliced(struct http_body *body, u64 n)
+{
+	switch (body->mode) {
+	case KLB_HTTP_BODY_LENGTH:
+		body->left -= n;
+		body->done = !body->left;
+		break;
+	case KLB_HTTP_BODY_CHUNKED:
+		klb_chunk_skip(&body->chunk, n);
+		break;
+	}
+}
+
+/*
+ * Bring more of the body along: spliced straight to @dst when it may be
+ * (http_splice_room()), else read into @b for the framing to look at.
+ * Returns a RELAY_* outcome when the relay stops, else -1 (*moved set if
+ * bytes came).
+ */
+static int http_relay_pull(struct http_session *hs, struct klb_l7_sock *src,
+			   struct klb_l7_sock *dst, struct http_buf *b,
+			   struct http_body *body, u64 *bytes, bool *moved)
+{
+	u64 zc = http_splice_room(body, b);
+	bool dst_failed = false;
+	u32 room;
+	int n;
+
+	if (zc) {
+		n = klb_l7_splice(src, dst, min_t(u64, zc, max(hs->budget, 1L)),
+				  &dst_failed);
+		if (n > 0) {
+			http_frame_spliced(body, n);
+			*bytes += n;
+			hs->budget -= n;
+			/* Body bytes are gone: the request head needs no pinning. */
+			b->base = 0;
+			b->pos = 0;
+			b->fed = 0;
+			b->len = 0;
+		}
+	} else {
+		room = http_buf_room(b);
+		n = room ? klb_l7_recv(src, b->data + b->len, room) : -EAGAIN;
+		if (n > 0)
+			b->len += n;
+	}
+	if (n > 0) {
+		*moved = true;
+		return -1;
+	}
+	if (!n && body->mode == KLB_HTTP_BODY_CLOSE) {
+		body->done = true;	/* the end of the body */
+		*moved = true;
+		return -1;
+	}
+	if (!n)
+		return RELAY_SRC_EOF;
+	if (n == -EAGAIN)
+		return -1;
+	return dst_failed ? RELAY_DST_ERR : RELAY_SRC_ERR;
+}
+
+/*
  * Move one body from @src through @b to @dst as far as the sockets let
- * it go. Stops reading @src at the body's end: what follows is another
- * message (a pipelined request) or bytes the backend should not have
- * sent.
+ * it go; payload that need not be looked at goes straight from socket to
+ * socket (http_splice_room()). Stops reading @src at the body's end:
+ * what follows is another message (a pipelined request) or bytes the
+ * backend should not have sent.
  */
 static int http_relay(struct http_session *hs, struct klb_l7_sock *src,
 		      struct klb_l7_sock *dst, struct http_buf *b,
 		      struct http_body *body, u64 *bytes, bool *progress)
 {
 	bool moved;
-	u32 room;
 	int n;
 
 	do {
@@ -152,20 +237,10 @@ static int http_relay(struct http_session *hs, struct klb_l7_sock *src,
 				return RELAY_BAD;
 			moved = true;
 		} else {
-			room = http_buf_room(b);
-			n = room ? klb_l7_recv(src, b->data + b->len, room) :
-				   -EAGAIN;
-			if (n > 0) {
-				b->len += n;
-				moved = true;
-			} else if (!n && body->mode == KLB_HTTP_BODY_CLOSE) {
-				body->done = true;	/* the end of the body */
-				moved = true;
-			} else if (!n) {
-				return RELAY_SRC_EOF;
-			} else if (n != -EAGAIN) {
-				return RELAY_SRC_ERR;
-			}
+			n = http_relay_pull(hs, src, dst, b, body, bytes,
+					    &moved);
+			if (n >= 0)
+				return n;
 		}
 		*progress |= moved;
 	} while (moved && hs->budget > 0);

@@ -65,6 +65,16 @@ int klb_l7_recv(struct klb_l7_sock *s, void *buf, size_t len);
 /* send: bytes taken (may be fewer than @len), -EAGAIN, -errno. */
 int klb_l7_send(struct klb_l7_sock *s, const void *buf, size_t len,
 		bool more);
+/*
+ * Move up to @max bytes from @from to @to without copying them: the pages
+ * of the segments @from received are handed to the segments @to sends
+ * (splice(2) without the pipe). Returns the bytes moved (> 0), 0 at the
+ * end of @from's stream, -EAGAIN when @from has nothing or @to has no
+ * room (either socket's event comes when that changes), or -errno; then
+ * *@dst_failed says whether @to (not @from) failed.
+ */
+int klb_l7_splice(struct klb_l7_sock *from, struct klb_l7_sock *to,
+		  size_t max, bool *dst_failed);
 void klb_l7_shutdown_write(struct klb_l7_sock *s);
 /* Bytes waiting to be read (0 also when closed). */
 bool klb_l7_readable(const struct klb_l7_sock *s);

@@ -9,6 +9,7 @@
  * detach: a released socket lives on in the kernel (FIN_WAIT, orphan),
  * and its callbacks must not point into this module after rmmod.
  */
+#include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <net/tcp.h>
 
@@ -122,6 +123,76 @@ int klb_l7_send(struct klb_l7_sock *s, const void *buf, size_t len, bool more)
 	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
 
 	return kernel_sendmsg(s->sock, &msg, &vec, 1, len);
+}
+
+/* The state of one klb_l7_splice(): where to, and how it ended there. */
+struct klb_l7_splice_ctx {
+	struct sock *dst;
+	int err;		/* from the destination: -EAGAIN when full */
+};
+
+/*
+ * tcp_read_sock() offers @len bytes of @skb from @off: hand as many as
+ * the destination takes (up to what is still wanted) to its send queue.
+ * Returning less than offered stops the read there.
+ */
+static int klb_l7_splice_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			       unsigned int off, size_t len)
+{
+	struct klb_l7_splice_ctx *ctx = desc->arg.data;
+	int n;
+
+	len = min(len, desc->count);
+	if (!len)
+		return 0;
+	n = skb_send_sock_locked(ctx->dst, skb, off, len);
+	if (n < 0) {
+		ctx->err = n;
+		return 0;
+	}
+	desc->count -= n;
+	return n;
+}
+
+int klb_l7_splice(struct klb_l7_sock *from, struct klb_l7_sock *to,
+		  size_t max, bool *dst_failed)
+{
+	struct sock *src = from->sock->sk, *dst = to->sock->sk;
+	struct klb_l7_splice_ctx ctx = { .dst = dst };
+	read_descriptor_t desc = { .count = max, .arg.data = &ctx };
+	int n, err;
+
+	*dst_failed = false;
+	/*
+	 * Corked, the destination sends full segments only, whatever the
+	 * page boundaries of what it is given; uncorking pushes the rest.
+	 * (tcp_sock_set_cork() takes the socket lock itself.)
+	 */
+	tcp_sock_set_cork(dst, true);
+	lock_sock(src);
+	/* The same lock class: a session holds its two sockets, never more. */
+	lock_sock_nested(dst, SINGLE_DEPTH_NESTING);
+	n = tcp_read_sock(src, &desc, klb_l7_splice_actor);
+	release_sock(dst);
+	if (n <= 0) {
+		/* As recvmsg: queued bytes first, then an error or the end. */
+		err = READ_ONCE(src->sk_err);
+		if (ctx.err && ctx.err != -EAGAIN) {
+			*dst_failed = true;
+			n = ctx.err;
+		} else if (ctx.err) {
+			n = -EAGAIN;
+		} else if (err) {
+			n = -err;
+		} else if (READ_ONCE(src->sk_shutdown) & RCV_SHUTDOWN) {
+			n = 0;
+		} else {
+			n = -EAGAIN;
+		}
+	}
+	release_sock(src);
+	tcp_sock_set_cork(dst, false);
+	return n;
 }
 
 void klb_l7_shutdown_write(struct klb_l7_sock *s)

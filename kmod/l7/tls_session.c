@@ -6,8 +6,9 @@
  * to KLB_TLS_BUF_MAX bytes), its SNI picks the pool through the rules,
  * and once the backend connection is up the bytes received so far are
  * its first bytes: the backend sees exactly what the client sent. From
- * then on the session relays both ways with one bounded buffer per
- * direction, passing a half-close on, until both directions are done.
+ * then on the session relays both ways, socket to socket without a copy
+ * (klb_l7_splice()), passing a half-close on, until both directions are
+ * done. Memory is what the two sockets' buffers hold, nothing more.
  */
 #include <linux/slab.h>
 
@@ -20,7 +21,7 @@ enum klb_tls_state {
 	KLB_TLS_RELAY,		/* bytes both ways */
 };
 
-/* One direction of the relay. */
+/* One direction of the relay; only the client's holds a buffer (the hello). */
 struct klb_tls_dir {
 	u8 *buf;
 	u32 cap;
@@ -42,8 +43,8 @@ struct klb_tls_session {
 	struct klb_tls_hello hello;
 };
 
-/* Work done in one run before yielding the CPU to other sessions. */
-#define KLB_TLS_BUDGET	16
+/* Bytes one run moves each way before yielding to other sessions. */
+#define KLB_TLS_BUDGET	(256 * 1024)
 
 static struct klb_tls_session *klb_tls(struct klb_l7_session *s)
 {
@@ -162,50 +163,50 @@ static bool klb_tls_connected(struct klb_tls_session *t)
 	t->active = true;
 	t->state = KLB_TLS_RELAY;
 	t->c2b.off = 0;		/* the hello goes first */
-	if (klb_tls_grow(&t->c2b, KLB_L7_BUF_SIZE) ||
-	    klb_tls_grow(&t->b2c, KLB_L7_BUF_SIZE))
-		return true;
 	klb_l7_session_set_timeout(s, READ_ONCE(klb_l7_sysctl(s)->l7_idle_timeout));
 	return false;
 }
 
-/* Move what can be moved from @from to @to; -errno on a broken stream. */
+/*
+ * Move what can be moved from @from to @to: what is in @d's buffer first
+ * (the ClientHello), then straight from socket to socket without a copy.
+ * -EAGAIN: out of budget, more to do; other -errno: a broken stream.
+ */
 static int klb_tls_pump(struct klb_l7_sock *from, struct klb_l7_sock *to,
 			struct klb_tls_dir *d, bool *progress, u64 *bytes)
 {
 	int n, budget = KLB_TLS_BUDGET;
+	bool dst_failed;
 
-	while (budget--) {
-		while (d->off < d->len) {
-			n = klb_l7_send(to, d->buf + d->off, d->len - d->off,
-					false);
-			if (n == -EAGAIN)
-				return 0;
-			if (n < 0)
-				return n;
-			d->off += n;
-			*bytes += n;
-			*progress = true;
-		}
-		if (d->eof) {
-			if (!d->shut) {
-				klb_l7_shutdown_write(to);
-				d->shut = true;
-			}
+	while (d->off < d->len) {
+		n = klb_l7_send(to, d->buf + d->off, d->len - d->off, false);
+		if (n == -EAGAIN)
 			return 0;
-		}
-		n = klb_l7_recv(from, d->buf, d->cap);
+		if (n < 0)
+			return n;
+		d->off += n;
+		*bytes += n;
+		*progress = true;
+	}
+	while (!d->eof) {
+		if (budget <= 0)
+			return -EAGAIN;
+		n = klb_l7_splice(from, to, budget, &dst_failed);
 		if (n == -EAGAIN)
 			return 0;
 		if (n < 0)
 			return n;
 		*progress = true;
-		d->off = 0;
-		d->len = n;
 		if (!n)
 			d->eof = true;
+		*bytes += n;
+		budget -= n;
 	}
-	return -EAGAIN;		/* budget spent: come back soon */
+	if (!d->shut) {
+		klb_l7_shutdown_write(to);
+		d->shut = true;
+	}
+	return 0;
 }
 
 static bool klb_tls_relay(struct klb_tls_session *t)
@@ -238,9 +239,11 @@ static bool klb_tls_run(struct klb_l7_session *s)
 
 	switch (t->state) {
 	case KLB_TLS_HELLO:
-		if (!s->timer_set)
-			klb_l7_session_set_timeout(s,
-				READ_ONCE(klb_l7_sysctl(s)->tls_hello_timeout));
+		if (!s->timer_set) {
+			int hello = READ_ONCE(klb_l7_sysctl(s)->tls_hello_timeout);
+
+			klb_l7_session_set_timeout(s, hello);
+		}
 		return klb_tls_read_hello(t);
 	case KLB_TLS_CONNECTING:
 		if (klb_tls_connected(t))
@@ -266,7 +269,6 @@ static void klb_tls_destroy(struct klb_l7_session *s, bool abort)
 	if (t->be)
 		klb_backend_put(t->be);
 	kfree(t->c2b.buf);
-	kfree(t->b2c.buf);
 }
 
 const struct klb_l7_session_ops klb_tls_session_ops = {
