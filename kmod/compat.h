@@ -141,6 +141,38 @@ static inline bool klb_sock_hold_net(struct sock *sk)
 	return true;
 }
 
+/*
+ * Queue @len bytes of @page from @off on a locked TCP socket by reference
+ * (no copy), with more to come: TCP fills whole segments before it sends,
+ * instead of pushing a short one for each page. Bytes taken, or -errno
+ * (-EAGAIN when the send buffer is full). 6.5 replaced sendpage with
+ * MSG_SPLICE_PAGES, and MSG_SENDPAGE_NOTLAST with MSG_MORE.
+ */
+#if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
+#include <linux/bvec.h>
+#include <net/tcp.h>
+
+static inline int klb_tcp_send_page_more(struct sock *sk, struct page *page,
+					 int off, size_t len)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_SPLICE_PAGES | MSG_DONTWAIT | MSG_MORE,
+	};
+	struct bio_vec bvec;
+
+	bvec_set_page(&bvec, page, len, off);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bvec, 1, len);
+	return tcp_sendmsg_locked(sk, &msg, len);
+}
+#else
+static inline int klb_tcp_send_page_more(struct sock *sk, struct page *page,
+					 int off, size_t len)
+{
+	return kernel_sendpage_locked(sk, page, off, len, MSG_DONTWAIT |
+				      MSG_MORE | MSG_SENDPAGE_NOTLAST);
+}
+#endif
+
 /* ---- end of config layer section --------------------------------------- */
 
 #endif /* _KLB_COMPAT_H */

@@ -125,6 +125,65 @@ int klb_l7_send(struct klb_l7_sock *s, const void *buf, size_t len, bool more)
 	return kernel_sendmsg(s->sock, &msg, &vec, 1, len);
 }
 
+/* Queue a copy of @len bytes at @data on @sk (locked), more to come. */
+static int klb_l7_send_copy_more(struct sock *sk, void *data, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_MORE };
+	struct kvec vec = { .iov_base = data, .iov_len = len };
+
+	return kernel_sendmsg_locked(sk, &msg, &vec, 1, len);
+}
+
+/*
+ * Queue @len bytes of @skb from @off (as tcp_read_sock() counts: from
+ * skb->data, frags and frag_list included) on @sk, which is locked: the
+ * pages by reference, the linear part (rarely payload) by copy, all with
+ * "more to come", so that TCP builds full-sized segments however small
+ * the pieces are (skb_send_sock_locked() pushes after each piece, which
+ * at MTU 1500 means a short segment and a clock read per page). Returns
+ * the bytes queued, else what the first piece returned (-EAGAIN: full).
+ */
+static int klb_l7_skb_send(struct sock *sk, struct sk_buff *skb, int off,
+			   int len)
+{
+	struct sk_buff *seg = skb;
+	int sent = 0;
+
+	while (seg && len > 0) {
+		const struct skb_shared_info *si = skb_shinfo(seg);
+		int i;
+
+		/* i == -1: the linear part, then each page fragment */
+		for (i = -1; i < si->nr_frags && len > 0; i++) {
+			const skb_frag_t *f = i >= 0 ? &si->frags[i] : NULL;
+			int size = f ? skb_frag_size(f) : skb_headlen(seg);
+			int want, n;
+
+			if (off >= size) {
+				off -= size;
+				continue;
+			}
+			want = min(size - off, len);
+			if (f)
+				n = klb_tcp_send_page_more(sk, skb_frag_page(f),
+							   skb_frag_off(f) + off,
+							   want);
+			else
+				n = klb_l7_send_copy_more(sk, seg->data + off,
+							  want);
+			if (n > 0) {
+				sent += n;
+				len -= n;
+			}
+			if (n != want)
+				return sent ? sent : n;
+			off = 0;
+		}
+		seg = seg == skb ? si->frag_list : seg->next;
+	}
+	return sent;
+}
+
 /* The state of one klb_l7_splice(): where to, and how it ended there. */
 struct klb_l7_splice_ctx {
 	struct sock *dst;
@@ -142,12 +201,13 @@ static int klb_l7_splice_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	struct klb_l7_splice_ctx *ctx = desc->arg.data;
 	int n;
 
-	len = min(len, desc->count);
+	len = min3(len, desc->count, (size_t)INT_MAX);
 	if (!len)
 		return 0;
-	n = skb_send_sock_locked(ctx->dst, skb, off, len);
-	if (n < 0) {
-		ctx->err = n;
+	n = klb_l7_skb_send(ctx->dst, skb, off, len);
+	if (n <= 0) {
+		/* Nothing taken is "full", never the end of @from's stream. */
+		ctx->err = n ? n : -EAGAIN;
 		return 0;
 	}
 	desc->count -= n;
@@ -164,9 +224,8 @@ int klb_l7_splice(struct klb_l7_sock *from, struct klb_l7_sock *to,
 
 	*dst_failed = false;
 	/*
-	 * Corked, the destination sends full segments only, whatever the
-	 * page boundaries of what it is given; uncorking pushes the rest.
-	 * (tcp_sock_set_cork() takes the socket lock itself.)
+	 * Corked, the destination sends full segments only; uncorking pushes
+	 * the rest. (tcp_sock_set_cork() takes the socket lock itself.)
 	 */
 	tcp_sock_set_cork(dst, true);
 	lock_sock(src);
