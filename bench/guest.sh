@@ -7,12 +7,28 @@
 #
 #   bench/guest.sh --out DIR [--rounds N] [--duration SECS] [--deadline SECS]
 #                  [--tests LIST] [--configs LIST] [--threads N]
+#                  [--bulk-streams LIST] [--bulk-mtus LIST] [--profile LIST]
 #
 # Topology (selftests/lib.sh, one backend):
 #
 #   client ns --veth-- balancer ns --bridge/veth-- backend ns be1
 #   10.0.0.2           10.0.0.1 | 10.0.1.1         10.0.1.11: nginx :80, :443 (TLS),
 #   wrk, iperf3 -c     klb, IPVS, haproxy, nginx   iperf3 -s :5201
+#
+# Tests: conn req0 req2k req8k tput1m tlsconn tlstput tcp (the Stingray
+# matrix), and bulk: big transfers with 1, 2, 4, 8 parallel streams
+# (--bulk-streams) at MTU 1500 and 9000 on every link (--bulk-mtus), as
+# cells bulk-KIND-pSTREAMS-mMTU:
+#   bulk-tcp-*   iperf3 -P STREAMS        direct klb-nat ipvs-nat haproxy-tcp
+#   bulk-get-*   wrk GET of a 16 MB file  direct klb-http haproxy-http haproxy-tcp
+#   bulk-put-*   wrk PUT of a 4 MB body   (the same; the backend stores it)
+#   bulk-tls-*   wrk GET over TLS, 16 MB  direct klb-tls haproxy-tcp
+# "bulk" in --tests stands for all of them; a cell can be named alone.
+#
+# --profile TEST:CFG,...: after the rounds, one more run of each such cell
+# under `perf record -a` (cpu-clock, every CPU, every namespace), kept out
+# of the results: raw/profile-TEST-CFG.txt has the hottest symbols and the
+# commands they ran in (profiles.jsonl the top of each, for the report).
 #
 # Configurations (where the client sends to):
 #   direct        10.0.1.11 (routed through the balancer ns, nothing balances)
@@ -38,7 +54,12 @@ ROUNDS=3
 DUR=5
 DEADLINE=3000
 THREADS=2
-TESTS="conn req0 req2k req8k tput1m tlsconn tlstput tcp"
+TESTS="conn req0 req2k req8k tput1m tlsconn tlstput tcp bulk"
+BULK_STREAMS="1 2 4 8"
+BULK_MTUS="1500 9000"
+BULK_GET_BYTES=$((16 << 20))
+BULK_PUT_BYTES=$((4 << 20))
+PROFILE=
 CONFIGS="direct klb-nat klb-http klb-tls ipvs-nat haproxy-http haproxy-tcp nginx-proxy"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -49,6 +70,9 @@ while [ $# -gt 0 ]; do
 	--threads) THREADS=$2; shift 2 ;;
 	--tests) TESTS=${2//,/ }; shift 2 ;;
 	--configs) CONFIGS=${2//,/ }; shift 2 ;;
+	--bulk-streams) BULK_STREAMS=${2//,/ }; shift 2 ;;
+	--bulk-mtus) BULK_MTUS=${2//,/ }; shift 2 ;;
+	--profile) PROFILE=${2//,/ }; shift 2 ;;
 	*) echo "guest.sh: unknown argument $1" >&2; exit 1 ;;
 	esac
 done
@@ -59,12 +83,27 @@ for _c in $CONFIGS; do
 	*) echo "guest.sh: unknown configuration $_c" >&2; exit 1 ;;
 	esac
 done
+# "bulk" expands to its cells, MTU outermost: links change MTU twice a round
+_tests=
 for _t in $TESTS; do
+	if [ "$_t" = bulk ]; then
+		for _m in $BULK_MTUS; do
+			for _k in tcp get put tls; do
+				for _p in $BULK_STREAMS; do
+					_tests+=" bulk-$_k-p$_p-m$_m"
+				done
+			done
+		done
+		continue
+	fi
 	case $_t in
 	conn|req0|req2k|req8k|tput1m|tlsconn|tlstput|tcp) ;;
+	bulk-tcp-p[1-9]*-m[1-9]*|bulk-get-p[1-9]*-m[1-9]*|bulk-put-p[1-9]*-m[1-9]*|bulk-tls-p[1-9]*-m[1-9]*) ;;
 	*) echo "guest.sh: unknown test $_t" >&2; exit 1 ;;
 	esac
+	_tests+=" $_t"
 done
+TESTS=${_tests# }
 [ "${KLB_VM:-0}" = 1 ] || { echo "guest.sh: runs only inside the test VM (bench/run.sh)" >&2; exit 1; }
 
 BENCH=$(cd "$(dirname "$0")" && pwd)
@@ -277,6 +316,8 @@ ver() { "$@" 2>&1 | head -n1; }
 		"$(jstr "$(ver iperf3 --version)")" "$(jstr "$(modinfo -F srcversion "$KLB_KO" 2>/dev/null)")"
 	printf '"rounds":%s,"duration_s":%s,"threads":%s,"conns":{"small":%s,"big":%s,"tls":%s},' \
 		"$ROUNDS" "$DUR" "$THREADS" $CONNS_SMALL $CONNS_BIG $CONNS_TLS
+	printf '"bulk":{"streams":%s,"mtus":%s,"get_bytes":%s,"put_bytes":%s},' \
+		"$(jstr "$BULK_STREAMS")" "$(jstr "$BULK_MTUS")" $BULK_GET_BYTES $BULK_PUT_BYTES
 	printf '"tests":%s,"configs":%s,"user_hz":%s}\n' "$(jstr "$TESTS")" "$(jstr "$CONFIGS")" "$(getconf CLK_TCK)"
 } >"$OUT/meta.json"
 log "kernel $(uname -r), $(nproc) CPUs; rounds $ROUNDS x ${DUR}s; tests: $TESTS"
@@ -318,6 +359,12 @@ mkdir -p "$BED/www" "$BED/tmp" "$BED/log"
 head -c 2048 /dev/zero | tr '\0' x >"$BED/www/2k"
 head -c 8192 /dev/zero | tr '\0' x >"$BED/www/8k"
 head -c 1048576 /dev/zero | tr '\0' x >"$BED/www/1m"
+case " $TESTS " in
+*" bulk-"*)
+	head -c $BULK_GET_BYTES /dev/urandom >"$BED/www/bulk" || bail "bulk file"
+	mkdir -p "$BED/www/up"
+	;;
+esac
 mkdir -p "$TMPD/pki"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
 	-subj "/CN=bench.example" -addext "subjectAltName=DNS:bench.example" \
@@ -357,6 +404,12 @@ http {
 		root $BED/www;
 		location = /whoami { return 200 "\$remote_addr\n"; }
 		location = /status { stub_status; }
+		# bulk-put: the body is stored (tmpfs), then 204
+		location /up/ {
+			dav_methods PUT;
+			client_max_body_size 0;
+			client_body_buffer_size 1m;
+		}
 	}
 }
 EOF
@@ -632,8 +685,23 @@ probe() {
 
 # ---- tests ------------------------------------------------------------------------------
 # test_info TEST: TI_SCH (http, https, iperf) TI_PATH TI_CONNS TI_CLOSE (1:
-# the requests say Connection: close)
+# the requests say Connection: close) TI_MTU (of every link) TI_PUT (bytes
+# of each PUT body, 0: GET) TI_CONFIGS (the configurations it runs with,
+# empty: all that serve TI_SCH)
 test_info() {
+	TI_MTU=1500 TI_PUT=0 TI_CONFIGS=
+	if [[ "$1" =~ ^bulk-([a-z]+)-p([0-9]+)-m([0-9]+)$ ]]; then
+		TI_CONNS=${BASH_REMATCH[2]} TI_MTU=${BASH_REMATCH[3]} TI_CLOSE=0
+		case ${BASH_REMATCH[1]} in
+		tcp) TI_SCH=iperf TI_PATH= TI_CONFIGS="direct klb-nat ipvs-nat haproxy-tcp" ;;
+		get) TI_SCH=http TI_PATH=/bulk TI_CONFIGS="direct klb-http haproxy-http haproxy-tcp" ;;
+		put) TI_SCH=http TI_PATH=/up/bulk TI_PUT=$BULK_PUT_BYTES
+			TI_CONFIGS="direct klb-http haproxy-http haproxy-tcp" ;;
+		tls) TI_SCH=https TI_PATH=/bulk TI_CONFIGS="direct klb-tls haproxy-tcp" ;;
+		*) return 1 ;;
+		esac
+		return 0
+	fi
 	case $1 in
 	conn) TI_SCH=http TI_PATH=/0b TI_CONNS=$CONNS_SMALL TI_CLOSE=1 ;;
 	req0) TI_SCH=http TI_PATH=/0b TI_CONNS=$CONNS_SMALL TI_CLOSE=0 ;;
@@ -645,6 +713,18 @@ test_info() {
 	tcp) TI_SCH=iperf TI_PATH= TI_CONNS=1 TI_CLOSE=0 ;;
 	*) return 1 ;;
 	esac
+}
+
+# mtu_set MTU: every link of the topology (both ends of each veth, the
+# bridge) gets MTU; cached PMTU exceptions go with the old one
+LINK_MTU=1500
+mtu_set() {
+	[ "$1" = "$LINK_MTU" ] && return 0
+	nsh cli "ip link set eth0 mtu $1 && ip route flush cache" &&
+		nsh lb "ip link set cli0 mtu $1 && ip link set be1 mtu $1 && ip link set br0 mtu $1 && ip route flush cache" &&
+		nsh be "ip link set eth0 mtu $1 && ip route flush cache" || bail "MTU $1: $(nsh lb "ip -br link")"
+	LINK_MTU=$1
+	log "links at MTU $1"
 }
 
 declare -A CFG_OK CFG_WHY
@@ -679,9 +759,17 @@ RUN_FAILS=0
 # for iperf3 the shell samples around the client (includes its start-up).
 run_one() {
 	local test=$1 cfg=$2 round=$3 sch path conns close addr raw hdr= rc out
-	local pk0 pk1 iv0 iv1 res= line status=ok reason= tool extra=
+	local pk0 pk1 iv0 iv1 res= line status=ok reason= tool extra= threads=$THREADS
+	local wto=10s put=
 	test_info "$test"
 	sch=$TI_SCH path=$TI_PATH conns=$TI_CONNS close=$TI_CLOSE
+	mtu_set "$TI_MTU"
+	# bulk: one wrk thread per stream up to THREADS; big files take long
+	if [[ $test == bulk-* ]]; then
+		[ "$conns" -lt "$threads" ] && threads=$conns
+		wto=60s
+		[ "$TI_PUT" -gt 0 ] && put="BENCH_PUT_BYTES=$TI_PUT"
+	fi
 	cfg_addr "$cfg" "$sch"
 	addr=$ADDR
 	cfg_procs "$cfg"
@@ -706,7 +794,7 @@ run_one() {
 		bp0=$(proc_ticks $BE_PIDS)
 		kthread_sample kt0
 		cpu_sample cpu0
-		nsh -t $((DUR + 90)) cli "timeout -k 5 $((DUR + 60)) iperf3 -c ${addr%:*} -p ${addr#*:} -t $DUR -J --connect-timeout 5000 >$raw 2>&1"
+		nsh -t $((DUR + 90)) cli "timeout -k 5 $((DUR + 60)) iperf3 -c ${addr%:*} -p ${addr#*:} -P $conns -t $DUR -J --connect-timeout 5000 >$raw 2>&1"
 		rc=$?
 		cpu_sample cpu1
 		kthread_sample kt1
@@ -724,7 +812,7 @@ run_one() {
 			retransmits: (.end.sum_sent.retransmits // 0), error: .error}' "$raw" 2>/dev/null)
 	else
 		tool=wrk
-		nsh -t $((DUR + 90)) cli "BENCH_LB_PIDS='$PROCS' BENCH_BE_PIDS='$BE_PIDS' timeout -k 5 $((DUR + 60)) wrk -t $THREADS -c $conns -d ${DUR}s --timeout 10s -s $LUA $hdr $sch://$addr$path >$raw 2>&1"
+		nsh -t $((DUR + 90)) cli "$put BENCH_LB_PIDS='$PROCS' BENCH_BE_PIDS='$BE_PIDS' timeout -k 5 $((DUR + 60)) wrk -t $threads -c $conns -d ${DUR}s --timeout $wto -s $LUA $hdr $sch://$addr$path >$raw 2>&1"
 		rc=$?
 		while IFS= read -r line; do
 			[[ "$line" == "WRKJSON "* ]] && res=${line#WRKJSON }
@@ -747,9 +835,9 @@ run_one() {
 	[ "$close" = 1 ] && cj=true
 	# wall time of each step, ms: configure, client (incl. its start-up), remove
 	t0=${t0//[.,]/} t1=${t1//[.,]/} t2=${t2//[.,]/} t3=${t3//[.,]/}
-	printf '{"test":"%s","config":"%s","round":%s,"status":"%s","reason":%s,"tool":"%s","url":"%s","threads":%s,"conns":%s,"connection_close":%s,"duration_s":%s,"result":%s%s,"lb_rx_packets":%s,"ipvs_conns":%s,"t":%s,"wall_ms":{"configure":%s,"client":%s,"remove":%s}}\n' \
-		"$test" "$cfg" "$round" "$status" "$rj" "$tool" "$sch://$addr$path" "$THREADS" "$conns" \
-		"$cj" "$DUR" "$res" "$extra" \
+	printf '{"test":"%s","config":"%s","round":%s,"status":"%s","reason":%s,"tool":"%s","url":"%s","threads":%s,"conns":%s,"connection_close":%s,"mtu":%s,"put_bytes":%s,"duration_s":%s,"result":%s%s,"lb_rx_packets":%s,"ipvs_conns":%s,"t":%s,"wall_ms":{"configure":%s,"client":%s,"remove":%s}}\n' \
+		"$test" "$cfg" "$round" "$status" "$rj" "$tool" "$sch://$addr$path" "$threads" "$conns" \
+		"$cj" "$TI_MTU" "$TI_PUT" "$DUR" "$res" "$extra" \
 		$((pk1 - pk0)) $((iv1 - iv0)) $((SECONDS - T0)) \
 		$(((t1 - t0) / 1000)) $(((t2 - t1) / 1000)) $(((t3 - t2) / 1000)) >>"$OUT/runs.jsonl"
 	if [ "$status" = ok ]; then
@@ -761,7 +849,7 @@ run_one() {
 		for k in user nice system irq softirq steal; do
 			[[ "$res$extra" =~ \"$k\":([0-9]+) ]] && busy=$((busy + BASH_REMATCH[1]))
 		done
-		if [ "$tool" = iperf3 ] || [ "$path" = /1m ]; then
+		if [ "$tool" = iperf3 ] || [ "$path" = /1m ] || [[ $test == bulk-* ]]; then
 			v="$((by * 8 / (us + 1))) Mbit/s"
 		else
 			v="$((n * 1000000 / (us + 1))) /s"
@@ -787,6 +875,7 @@ for test in $TESTS; do
 	for cfg in $CONFIGS; do
 		cfg_addr "$cfg" "$sch"
 		[ -n "$ADDR" ] || continue
+		[ -z "$TI_CONFIGS" ] || [[ " $TI_CONFIGS " == *" $cfg "* ]] || continue
 		if [ "${CFG_OK[$cfg:$sch]}" = 1 ]; then
 			CELLS[$test]="${CELLS[$test]:-} $cfg"
 		else
@@ -808,6 +897,70 @@ for round in $(seq 1 "$ROUNDS"); do
 			run_one "$test" "$cfg" "$round"
 		done
 	done
+done
+
+# profile TEST CFG: one run of the cell under perf, not recorded as a
+# result. perf starts with its events off and is switched on through its
+# control FIFO once it is ready (under emulation it takes seconds to start),
+# so the samples cover the run and nothing else.
+profile() {
+	local test=$1 cfg=$2 data=$TMPD/perf.data txt=$OUT/raw/profile-$1-$2.txt
+	local pid sym comm cfd afd ack out=$OUT
+	command -v perf >/dev/null || { log "profile: perf not installed (tools/deps.sh)"; return; }
+	[[ " ${CELLS[$test]:-} " == *" $cfg "* ]] || { log "profile $test $cfg: not a cell of this run"; return; }
+	rm -f "$TMPD/perf.ctl" "$TMPD/perf.ack" "$data"
+	mkfifo "$TMPD/perf.ctl" "$TMPD/perf.ack" || { log "profile: mkfifo failed"; return; }
+	exec {cfd}<>"$TMPD/perf.ctl" {afd}<>"$TMPD/perf.ack"
+	perf record -a -g -F 499 -e cpu-clock -D -1 --control "fifo:$TMPD/perf.ctl,$TMPD/perf.ack" \
+		-o "$data" >"$TMPD/perf.log" 2>&1 &
+	pid=$!
+	echo enable >&"$cfd"
+	if ! read -r -t 120 -u "$afd" ack; then
+		log "profile $test $cfg: perf did not start: $(tail -n 3 "$TMPD/perf.log")"
+		kill -INT $pid 2>/dev/null
+		wait $pid
+		exec {cfd}>&- {afd}>&-
+		return
+	fi
+	OUT=$TMPD/profile-out
+	mkdir -p "$OUT/raw"
+	run_one "$test" "$cfg" 0
+	OUT=$out
+	echo disable >&"$cfd"
+	read -r -t 30 -u "$afd" ack
+	kill -INT $pid
+	wait $pid
+	exec {cfd}>&- {afd}>&-
+	report() { perf report -i "$data" --no-children -g none --stdio "$@" 2>/dev/null | grep -v '^#' | grep -v '^$'; }
+	{
+		echo "== $test $cfg: perf record -a -e cpu-clock, samples by symbol"
+		report --sort sym | head -40
+		echo "== by command"
+		report --sort comm | head -15
+		echo "== by command and symbol"
+		report --sort comm,sym | head -60
+		# kworkers: klb's L7 engine (workqueue klb_l7) and what it calls;
+		# summed over the kworker threads (--comms does not filter --children)
+		echo "== kworkers: time spent in each function and what it calls (inclusive, self), % of all samples"
+		perf report -i "$data" --children -g none --stdio --sort comm,sym 2>/dev/null |
+			awk '$3 ~ /^kworker/ && $4 ~ /^\[/ { sub(/%/, "", $1); sub(/%/, "", $2); c[$5] += $1; s[$5] += $2 }
+			     END { for (k in c) printf "%8.2f%%  %7.2f%%  %s\n", c[k], s[k], k }' | sort -rn | head -60
+	} >"$txt"
+	sym=$(report --sort sym | head -15 |
+		awk '{p=$1; $1=""; $2=""; sub(/^ +/, ""); printf "%s[%s,%s]", (NR > 1 ? "," : ""), "\"" p "\"", "\"" $0 "\""}')
+	comm=$(report --sort comm | head -8 |
+		awk '{printf "%s[\"%s\",\"%s\"]", (NR > 1 ? "," : ""), $1, $2}')
+	printf '{"test":"%s","config":"%s","symbols":[%s],"commands":[%s]}\n' "$test" "$cfg" "$sym" "$comm" >>"$OUT/profiles.jsonl"
+	# kept for a closer look on the host:
+	#   perf report -i perf-TEST-CFG.data --kallsyms kallsyms.txt ...
+	mv "$data" "$OUT/raw/perf-$test-$cfg.data"
+	[ -e "$OUT/raw/kallsyms.txt" ] || cat /proc/kallsyms >"$OUT/raw/kallsyms.txt"
+	rm -f "$TMPD/perf.ctl" "$TMPD/perf.ack"
+	log "profile $test $cfg: $txt"
+}
+for _pc in $PROFILE; do
+	[ $((SECONDS - T0)) -lt "$DEADLINE" ] || break
+	profile "${_pc%%:*}" "${_pc#*:}"
 done
 
 # Counters and state after all runs, for the record

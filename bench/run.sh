@@ -8,13 +8,19 @@
 #
 #   bench/run.sh [--quick] [--rounds N] [--duration SECS] [--tests LIST]
 #                [--configs LIST] [--threads N] [--name NAME] [--no-build]
+#                [--bulk-streams LIST] [--bulk-mtus LIST] [--profile LIST]
 #                [--publish]
 #
-#   --quick     a few seconds per cell, one round (make bench-quick): proves
-#               the harness works, measures nothing worth keeping
-#   (default)   5 rounds of 8 s per cell (make bench), 40-60 min
+#   --quick     a few seconds per cell, one round, bulk with 2 streams only
+#               (make bench-quick): proves the harness works, measures
+#               nothing worth keeping
+#   (default)   3 rounds of 6 s per cell (make bench), 60-80 min
+#   --bulk-streams 1,2,4,8  --bulk-mtus 1500,9000   the bulk test's matrix
+#   --profile TEST:CFG,...  one extra run of each under perf record -a
+#               (default for a full run: the bulk GET at 4 streams, MTU
+#               1500, of direct, klb-http, haproxy-tcp)
 #   BENCH_DEADLINE=SECS  stop starting runs after SECS in the guest
-#               (default 420 quick, 3300 full)
+#               (default 600 quick, 5400 full)
 #   --publish   copy report.md and the PNGs to Documentation/bench/
 #
 # Results: out/bench/NAME/ (results.json with every run, report.md, *.png,
@@ -34,6 +40,9 @@ threads=
 name=
 build=1
 publish=0
+bstreams=
+bmtus=
+profile=-
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1; shift ;;
@@ -45,7 +54,10 @@ while [ $# -gt 0 ]; do
 	--name) name=$2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--publish) publish=1; shift ;;
-	-h|--help) sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--bulk-streams) bstreams=$2; shift 2 ;;
+	--bulk-mtus) bmtus=$2; shift 2 ;;
+	--profile) profile=$2; shift 2 ;;
+	-h|--help) sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 1 ;;
 	esac
 done
@@ -53,22 +65,25 @@ done
 if [ $quick -eq 1 ]; then
 	rounds=${rounds:-1}
 	dur=${dur:-2}
+	bstreams=${bstreams:-2}
 	kind=quick
 else
-	rounds=${rounds:-5}
-	dur=${dur:-8}
+	rounds=${rounds:-3}
+	dur=${dur:-6}
 	kind=full
+	[ "$profile" = - ] && profile=bulk-get-p4-m1500:direct,bulk-get-p4-m1500:klb-http,bulk-get-p4-m1500:haproxy-tcp
 fi
 # The guest stops starting runs once DEADLINE seconds have passed since it
 # began (the cells left are recorded as skipped, rounds last: a late round
 # is lost, never a test); the VM is killed if it runs 10 min past that.
 # A run takes its duration plus ~1.5 s on an idle host, up to 3x that when
-# other VMs load the machine: 49 cells x 5 rounds x 8 s fit in about 40 min
-# idle; 55 min is the cap. Quick: ~3.5 min idle, at most 7.
+# other VMs load the machine: 169 cells (49 + 120 bulk) x 3 rounds x 6 s
+# fit in about 70 min idle; 90 min is the cap. Quick (64 cells x 2 s):
+# ~5 min idle, at most 10.
 if [ $quick -eq 1 ]; then
-	deadline=${BENCH_DEADLINE:-420}
+	deadline=${BENCH_DEADLINE:-600}
 else
-	deadline=${BENCH_DEADLINE:-3300}
+	deadline=${BENCH_DEADLINE:-5400}
 fi
 vmtimeout=$((deadline + 600))
 
@@ -141,9 +156,12 @@ args=(--out "/klb/$rel" --rounds "$rounds" --duration "$dur" --deadline "$deadli
 [ -n "$tests" ] && args+=(--tests "$tests")
 [ -n "$configs" ] && args+=(--configs "$configs")
 [ -n "$threads" ] && args+=(--threads "$threads")
+[ -n "$bstreams" ] && args+=(--bulk-streams "$bstreams")
+[ -n "$bmtus" ] && args+=(--bulk-mtus "$bmtus")
+[ "$profile" != - ] && [ -n "$profile" ] && args+=(--profile "$profile")
 echo "bench: $kind run $name: $rounds round(s) x ${dur}s per cell; results in $rel/" >&2
 start=$(date +%s)
-"$top/tools/vm/run" --quiet --name "$name" --timeout "$vmtimeout" -- \
+"$top/tools/vm/run" --quiet --no-slub-debug --name "$name" --timeout "$vmtimeout" -- \
 	env KLB_SRC="/klb/$snap" bash "$snap/bench/guest.sh" "${args[@]}"
 vmrc=$?
 wall=$(($(date +%s) - start))

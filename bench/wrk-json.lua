@@ -14,6 +14,18 @@
 -- with a status >= 400 (wrk's "Non-2xx or 3xx responses"); connect, read,
 -- write and timeout are its "Socket errors".
 
+-- $BENCH_PUT_BYTES set: every request is a PUT of a body that size (the
+-- bulk-put test); "bytes" is then what was sent: the bodies of the
+-- requests completed (wrk's own count, "bytes_received", is the responses).
+local put_bytes = tonumber(os.getenv("BENCH_PUT_BYTES") or "")
+if put_bytes and put_bytes > 0 then
+	wrk.method = "PUT"
+	wrk.body = string.rep("k", put_bytes)
+	wrk.headers["Content-Type"] = "application/octet-stream"
+else
+	put_bytes = nil
+end
+
 local function readfile(path)
 	local f = io.open(path, "r")
 	if not f then return nil end
@@ -89,13 +101,15 @@ done = function(summary, latency, requests)
 	local d = {}
 	for i = 1, 8 do d[i] = c[i] - b.cpu[i] end
 	local e = summary.errors
+	local bytes = summary.bytes
+	if put_bytes then bytes = summary.requests * put_bytes end
 	io.write(string.format(
-		'WRKJSON {"duration_us":%.0f,"requests":%.0f,"bytes":%.0f,' ..
+		'WRKJSON {"duration_us":%.0f,"requests":%.0f,"bytes":%.0f,"bytes_received":%.0f,' ..
 		'"errors":{"connect":%.0f,"read":%.0f,"write":%.0f,"status":%.0f,"timeout":%.0f},' ..
 		'"latency_us":{"mean":%.1f,"p50":%.0f,"p90":%.0f,"p99":%.0f,"max":%.0f},' ..
 		'"cpu_ticks":{"user":%d,"nice":%d,"system":%d,"idle":%d,"iowait":%d,"irq":%d,"softirq":%d,"steal":%d},' ..
 		'"task_ticks":{"balancer_procs":%d,"backend_procs":%d,"kworker":%d,"ksoftirqd":%d}}\n',
-		summary.duration, summary.requests, summary.bytes,
+		summary.duration, summary.requests, bytes, summary.bytes,
 		e.connect, e.read, e.write, e.status, e.timeout,
 		latency.mean, latency:percentile(50), latency:percentile(90),
 		latency:percentile(99), latency.max,
