@@ -407,6 +407,16 @@ def evaluate_bulk_goals(summary):
     return out
 
 
+def run_gnuplot(gp, script, dat, what):
+    """Run a gnuplot script, drop its data file; False (and why) on failure."""
+    r = subprocess.run([gp], input=script, capture_output=True, text=True)
+    os.unlink(dat)
+    if r.returncode != 0:
+        print(f"report: gnuplot failed for {what}: {r.stderr.strip()}", file=sys.stderr)
+        return False
+    return True
+
+
 def bulk_charts(summary, outdir):
     gp = shutil.which("gnuplot")
     if not gp:
@@ -437,12 +447,8 @@ set key outside right top
 set xtics nomirror rotate by -30
 plot for [i=2:{len(cfgs) + 1}] '{dat}' using i:xtic(1) title columnheader(i)
 """
-        r = subprocess.run([gp], input=script, capture_output=True, text=True)
-        os.unlink(dat)
-        if r.returncode != 0:
-            print(f"report: gnuplot failed for bulk {kind}: {r.stderr.strip()}", file=sys.stderr)
-            continue
-        made.append((kind, png))
+        if run_gnuplot(gp, script, dat, f"bulk {kind}"):
+            made.append((kind, png))
     return made
 
 
@@ -693,12 +699,8 @@ set key off
 set xtics nomirror
 plot '{dat}' using 2:3:4:xtic(1) lc rgb '#4a7ebb'
 """
-        r = subprocess.run([gp], input=script, capture_output=True, text=True)
-        os.unlink(dat)
-        if r.returncode != 0:
-            print(f"report: gnuplot failed for {test}: {r.stderr.strip()}", file=sys.stderr)
-            continue
-        made.append((test, png))
+        if run_gnuplot(gp, script, dat, test):
+            made.append((test, png))
     return made
 
 
