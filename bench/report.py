@@ -417,6 +417,19 @@ def run_gnuplot(gp, script, dat, what):
     return True
 
 
+def histogram_head(png, title, ylabel, width):
+    """The start of a gnuplot script drawing a bar chart into @png."""
+    return f"""
+set terminal pngcairo size {width},420 noenhanced font "sans,10"
+set output '{png}'
+set title '{title}'
+set ylabel '{ylabel}'
+set yrange [0:*]
+set grid ytics
+set style data histograms
+"""
+
+
 def bulk_charts(summary, outdir):
     gp = shutil.which("gnuplot")
     if not gp:
@@ -433,15 +446,9 @@ def bulk_charts(summary, outdir):
             for mtu, streams, r in rows:
                 vals = [f'{(r.get(c) or {}).get("median", 0) / 1000:.6g}' for c in cfgs]
                 f.write(f'"MTU {mtu}, P{streams}" ' + " ".join(vals) + "\n")
-        script = f"""
-set terminal pngcairo size 1000,420 noenhanced font "sans,10"
-set output '{os.path.join(outdir, png)}'
-set title '{BULK_TITLE[kind]} (Gbit/s, medians) by MTU and parallel streams'
-set ylabel 'Gbit/s'
-set yrange [0:*]
-set grid ytics
-set style data histograms
-set style histogram clustered gap 1
+        script = histogram_head(os.path.join(outdir, png),
+                                f"{BULK_TITLE[kind]} (Gbit/s, medians) by MTU and parallel streams",
+                                "Gbit/s", 1000) + f"""set style histogram clustered gap 1
 set style fill solid 0.7 border -1
 set key outside right top
 set xtics nomirror rotate by -30
@@ -684,15 +691,7 @@ def charts(summary, outdir):
         title = f"{TITLE[test]} ({UNIT[test]}), median and min-max of the runs"
         if na:
             title += "; n/a: " + ", ".join(na)
-        script = f"""
-set terminal pngcairo size 900,420 noenhanced font "sans,10"
-set output '{os.path.join(outdir, png)}'
-set title '{title}'
-set ylabel '{UNIT[test]}'
-set yrange [0:*]
-set grid ytics
-set style data histograms
-set style histogram errorbars gap 1 lw 1
+        script = histogram_head(os.path.join(outdir, png), title, UNIT[test], 900) + f"""set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
 set boxwidth 0.8
 set key off
