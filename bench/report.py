@@ -55,8 +55,6 @@ BULK_KINDS = [
 BULK_TITLE = {k[0]: k[1] for k in BULK_KINDS}
 BULK_WHAT = {k[0]: k[2] for k in BULK_KINDS}
 BULK_CONFIGS = {k[0]: k[3] for k in BULK_KINDS}
-# which klb configuration each bulk kind measures
-BULK_KLB = {"tcp": "klb-nat", "get": "klb-http", "put": "klb-http", "tls": "klb-tls"}
 
 
 def bulk_cell(test):
@@ -68,6 +66,10 @@ def bulk_cell(test):
         return parts[1], int(parts[2][1:]), int(parts[3][1:])
     except ValueError:
         return None
+
+
+def bulk_label(kind, streams, mtu):
+    return f"{BULK_TITLE.get(kind, kind)}, MTU {mtu}, {streams} stream{'s' if streams > 1 else ''}"
 
 
 def is_throughput(test):
@@ -401,8 +403,7 @@ def evaluate_bulk_goals(summary):
                  measured=(f"{len(good)} of {len(cells)} cells"
                            + (f" (+{len(near)} within the spread: a round meets it)" if near else "")
                            + f"; median ratio {med:.2f}, "
-                           f"worst {worst[0]:.2f} ({BULK_TITLE[worst[1]]}, MTU {worst[2]}, "
-                           f"{worst[3]} stream{'s' if worst[3] > 1 else ''})"))
+                           f"worst {worst[0]:.2f} ({bulk_label(worst[1], worst[3], worst[2])})"))
         out.append(g)
     return out
 
@@ -538,9 +539,7 @@ def bulk_section(summary, meta, notes, pngs, rundir):
                 n = s.get("ns_per_byte")
                 if not n:
                     continue
-                # weight each cell by its bytes: recompute from the per-cell figures
-                acc = by_mtu.setdefault((mtu, cfg), [])
-                acc.append(n)
+                by_mtu.setdefault((mtu, cfg), []).append(n)
         for (mtu, cfg), ns in sorted(by_mtu.items(), key=lambda x: (x[0][0], kcfgs.index(x[0][1]))):
             avg = {k: statistics.mean(n[k] for n in ns) for k in ns[0]}
             rows.append([title, str(mtu), cfg, fmt(avg["busy"]), fmt(avg["softirq"]), fmt(avg["kworker"]),
@@ -657,7 +656,7 @@ def table(header, rows):
 def label(test):
     b = bulk_cell(test)
     if b:
-        return f"{BULK_TITLE.get(b[0], b[0])}, MTU {b[2]}, {b[1]} stream{'s' if b[1] > 1 else ''}"
+        return bulk_label(*b)
     return TITLE.get(test, test)
 
 
