@@ -55,7 +55,7 @@ static inline void klb_defrag_disable(struct net *net)
 	nf_defrag_ipv4_disable(net);
 }
 
-/* ---- config layer: sysctl.c, netlink.c (engineer A) -------------------- */
+/* ---- sysctl.c, netlink/ ------------------------------------------------ */
 #include <linux/netlink.h>
 #include <net/net_namespace.h>
 
@@ -94,6 +94,14 @@ klb_register_net_sysctl(struct net *net, const char *path,
 #ifdef NETLINK_MAX_FMTMSG_LEN
 #define KLB_EXTACK_MSG_BUF	1
 #endif
+
+/* pre_doit and post_doit see the split form of an op since 6.2. */
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+#define klb_genl_doit_ops	genl_split_ops
+#else
+#define klb_genl_doit_ops	genl_ops
+#endif
+
 /* ---- L7 engine (kmod/l7/) --------------------------------------------- */
 #include <net/inet_sock.h>
 
@@ -172,7 +180,5 @@ static inline int klb_tcp_send_page_more(struct sock *sk, struct page *page,
 				      MSG_MORE | MSG_SENDPAGE_NOTLAST);
 }
 #endif
-
-/* ---- end of config layer section --------------------------------------- */
 
 #endif /* _KLB_COMPAT_H */

@@ -1,44 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * klb: in-kernel L4/L7 load balancer. Module and per-netns init and exit,
- * nothing else.
+ * in order, nothing else. This is the only file that may call into every
+ * layer (tools/layers.py).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <net/genetlink.h>
 
-#include "config.h"
+#include "klb.h"
+#include "config/restore.h"
+#include "l4/conn.h"
+#include "l4/hooks.h"
+#include "l7/engine.h"
+#include "netlink/family.h"
+#include "sched/table.h"
 
 #define KLB_VERSION	"0.1"
-
-unsigned int klb_net_id __read_mostly;
-atomic_long_t klb_objects[KLB_OBJ__MAX];
-
-static const char * const klb_obj_names[KLB_OBJ__MAX] = {
-	[KLB_OBJ_POOL]		= "pool",
-	[KLB_OBJ_BACKEND]	= "backend",
-	[KLB_OBJ_SERVICE]	= "service",
-	[KLB_OBJ_SCHED_TABLE]	= "scheduler table",
-	[KLB_OBJ_CONN]		= "connection",
-	[KLB_OBJ_RULE_SET]	= "rule set",
-	[KLB_OBJ_L7_LISTENER]	= "L7 listener",
-	[KLB_OBJ_L7_SESSION]	= "L7 session",
-	[KLB_OBJ_L7_UPSTREAM]	= "L7 backend connection",
-};
 
 static int __net_init klb_net_init(struct net *net)
 {
 	struct klb_net *kn = klb_net(net);
-	int err, i;
+	int err;
 
-	kn->net = net;
-	mutex_init(&kn->lock);
-	INIT_LIST_HEAD(&kn->pools);
-	INIT_LIST_HEAD(&kn->services);
-	for (i = 0; i < ARRAY_SIZE(kn->svc_hash); i++)
-		INIT_HLIST_HEAD(&kn->svc_hash[i]);
-	kn->gen = 1;
-	klb_sysctl_defaults(&kn->sysctl);
+	klb_net_core_init(kn, net);
 
 	err = klb_sysctl_net_init(kn);
 	if (err)
@@ -68,10 +55,7 @@ static void __net_exit klb_net_exit(struct net *net)
 	 * services while they are being torn down.
 	 */
 	mutex_lock(&kn->lock);
-	if (kn->hooks_registered) {
-		klb_hooks_unregister(kn);
-		kn->hooks_registered = false;
-	}
+	klb_hooks_unregister(kn);	/* if registered */
 	klb_conn_net_exit(kn);
 	klb_l7_net_exit(kn);
 	klb_config_net_exit(kn);
@@ -104,6 +88,11 @@ static int __init klb_init(void)
 {
 	int err;
 
+	/* DEBUG builds test the pure code first: a failure fails the load. */
+#ifdef DEBUG
+	if (!klb_sched_selftest())
+		return -ENOTRECOVERABLE;
+#endif
 	err = klb_conn_module_init();
 	if (err)
 		goto err_conn;
@@ -117,7 +106,11 @@ static int __init klb_init(void)
 	if (err)
 		goto err_genl;
 
-	pr_info("klb " KLB_VERSION " loaded\n");
+#ifdef DEBUG
+	pr_info("version " KLB_VERSION " loaded (DEBUG build: self-tests passed)\n");
+#else
+	pr_info("version " KLB_VERSION " loaded\n");
+#endif
 	return 0;
 
 err_genl:
@@ -133,8 +126,6 @@ err_conn:
 
 static void __exit klb_exit(void)
 {
-	int i;
-
 	klb_genl_exit();
 	unregister_pernet_subsys(&klb_net_ops);
 	/*
@@ -147,12 +138,7 @@ static void __exit klb_exit(void)
 	rcu_barrier();
 	rcu_barrier();
 	klb_conn_module_exit();
-
-	for (i = 0; i < KLB_OBJ__MAX; i++) {
-		long n = atomic_long_read(&klb_objects[i]);
-
-		WARN(n, "klb: leaked %ld %s objects\n", n, klb_obj_names[i]);
-	}
+	klb_objects_check();
 }
 
 module_init(klb_init);

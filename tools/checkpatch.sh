@@ -17,7 +17,7 @@ if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
 		"$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
 		"$top/scripts/const_structs.checkpatch"
 fi
-files=$(ls kmod/*.[ch] kmod/sched/*.[ch] kmod/l7/*.[ch] include/uapi/linux/klb.h)
+files=$(find kmod include/uapi/linux/klb.h -name "*.[ch]" | sort)
 # --no-tree: we are not inside a kernel tree. FILE_PATH_CHANGES and
 # SPDX style of uapi headers only make sense in-tree.
 "$dir/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \

@@ -18,7 +18,7 @@
  *   RP_BODY  relay the body per its framing -> RP_DONE
  *   RP_DONE  the exchange ends (http_exchange_end())
  */
-#include "http_session.h"
+#include "l7/http_session.h"
 
 /* A response phase moved on: go on with the next one. */
 #define HS_AGAIN	(-1)

@@ -36,7 +36,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
-#include "http_session.h"
+#include "l7/http_session.h"
 
 /* Response heads may be larger than request heads (cookies). */
 #define HTTP_RESP_HEAD_MIN	8192
@@ -248,9 +248,9 @@ static u32 http_proxy_header(struct http_session *hs)
 	u8 hdr[KLB_PROXY_V2_MAX];
 	u32 n;
 
-	n = klb_proxy_v2_build(hdr, s->family == AF_INET6,
-			       (const u8 *)&s->caddr, ntohs(s->cport),
-			       (const u8 *)&s->vaddr, ntohs(s->vport));
+	n = klb_proxy_v2_build(hdr, s->flow.family == AF_INET6,
+			       (const u8 *)&s->flow.saddr, ntohs(s->flow.sport),
+			       (const u8 *)&s->flow.daddr, ntohs(s->flow.dport));
 	memcpy(hs->hout + KLB_PROXY_V2_MAX - n, hdr, n);
 	return n;
 }
@@ -536,8 +536,8 @@ static int http_init(struct http_session *hs)
 	hs->resp_lim.max_line = r;
 	hs->resp_lim.max_head = r;
 	hs->resp_lim.max_fields = r;	/* bounded by the head size */
-	hs->ip_len = klb_ip_text(s->family == AF_INET6, (const u8 *)&s->caddr,
-				 hs->ip);
+	hs->ip_len = klb_ip_text(s->flow.family == AF_INET6,
+				 (const u8 *)&s->flow.saddr, hs->ip);
 	http_head_begin(hs);
 	/* The first request's head timeout runs from the accept. */
 	http_arm(hs, HT_HEADER);

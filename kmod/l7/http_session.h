@@ -8,9 +8,9 @@
 #ifndef _KLB_L7_HTTP_SESSION_H
 #define _KLB_L7_HTTP_SESSION_H
 
-#include "l7.h"
-#include "http_parse.h"
-#include "http_rewrite.h"
+#include "l7/l7.h"
+#include "l7/parse/http_parse.h"
+#include "l7/parse/http_rewrite.h"
 
 /*
  * Bytes read from one side, on their way to the other:

@@ -29,6 +29,10 @@
 #include <net/sock.h>
 
 #include "klb.h"
+#include "extack.h"
+#include "flow.h"
+#include "l7/engine.h"
+#include "l7/parse/rule_match.h"
 
 extern struct workqueue_struct *klb_l7_wq;
 
@@ -122,12 +126,8 @@ struct klb_l7_session {
 	bool lingering;			/* core: draining the client before close */
 	bool ended;			/* core: released, waiting to be freed */
 	bool reset;			/* close the client with a RST */
-	/* The client connection, as accepted. */
-	u16 family;
-	union nf_inet_addr caddr;	/* client */
-	union nf_inet_addr vaddr;	/* VIP */
-	__be16 cport;
-	__be16 vport;
+	/* The client connection, as accepted: client -> VIP. */
+	struct klb_flow flow;
 };
 
 /*

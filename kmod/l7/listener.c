@@ -14,8 +14,7 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 
-#include "config.h"
-#include "l7.h"
+#include "l7/l7.h"
 
 struct klb_l7_listener {
 	struct klb_l7_sock s;		/* only sock and saved_data_ready */
@@ -82,7 +81,7 @@ int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
 	struct sock *sk;
 	int err;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)

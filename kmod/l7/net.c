@@ -18,8 +18,9 @@
 #include <net/ip6_route.h>
 #include <net/route.h>
 
-#include "config.h"
-#include "l7.h"
+#include "l7/l7.h"
+#include "l7/route.h"
+#include "sched/table.h"
 
 struct workqueue_struct *klb_l7_wq;
 
@@ -275,10 +276,13 @@ void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
 	timer_setup(&s->timer, klb_l7_session_timer, 0);
 	s->kn = kn;
 	s->ops = ops;
+	s->flow.proto = IPPROTO_TCP;
 	if (kernel_getpeername(sock, (struct sockaddr *)&ss) >= 0)
-		klb_l7_sockaddr(&ss, &s->family, &s->caddr, &s->cport);
+		klb_l7_sockaddr(&ss, &s->flow.family, &s->flow.saddr,
+				&s->flow.sport);
 	if (kernel_getsockname(sock, (struct sockaddr *)&ss) >= 0)
-		klb_l7_sockaddr(&ss, &family, &s->vaddr, &s->vport);
+		klb_l7_sockaddr(&ss, &family, &s->flow.daddr,
+				&s->flow.dport);
 	tcp_sock_set_nodelay(sock->sk);
 
 	klb_service_get(svc);
@@ -327,16 +331,8 @@ struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 	struct klb_backend *be = NULL;
 	struct klb_sched_table *table;
 	struct klb_pool *pool;
-	struct klb_flow flow;
+	struct klb_flow flow = s->flow;
 	int i;
-
-	memset(&flow, 0, sizeof(flow));
-	flow.saddr = s->caddr;
-	flow.daddr = s->vaddr;
-	flow.sport = s->cport;
-	flow.dport = s->vport;
-	flow.family = s->family;
-	flow.proto = IPPROTO_TCP;
 
 	rcu_read_lock();
 	local_bh_disable();	/* schedulers keep per-CPU state */
@@ -368,7 +364,7 @@ out:
 int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
 			 struct netlink_ext_ack *extack)
 {
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 	if (!kn->l7 || klb_l7_local_dst(kn, svc->family)) {
 		klb_err(extack, NULL, "mode %s is not available for this address family",
 			svc->mode == KLB_MODE_HTTP ? "http" : "tls");
@@ -407,7 +403,7 @@ void klb_l7_net_pre_exit(struct klb_net *kn)
 	struct klb_backend *be;
 	struct klb_pool *pool;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	/* No new session, then none left, then no idle connection. */
 	list_for_each_entry(svc, &kn->services, node)

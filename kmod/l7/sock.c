@@ -13,7 +13,7 @@
 #include <linux/tcp.h>
 #include <net/tcp.h>
 
-#include "l7.h"
+#include "l7/l7.h"
 
 static struct klb_l7_sock *klb_l7_sock_of(struct sock *sk)
 {

@@ -12,8 +12,8 @@
  */
 #include <linux/slab.h>
 
-#include "l7.h"
-#include "tls_sni.h"
+#include "l7/l7.h"
+#include "l7/parse/tls_sni.h"
 
 enum klb_tls_state {
 	KLB_TLS_HELLO,		/* reading the ClientHello */

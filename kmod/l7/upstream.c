@@ -18,7 +18,7 @@
 #include <linux/tcp.h>
 #include <net/tcp.h>
 
-#include "l7.h"
+#include "l7/l7.h"
 
 static bool klb_upstream_clean(const struct klb_upstream *up)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for kmod/l7/http_parse.c: the request and response
+ * libFuzzer target for kmod/l7/parse/http_parse.c: the request and response
  * head parsers and the chunked decoder, on arbitrary bytes and limits.
  *
  * Input: [0] mode (request / response / chunked) and the request method

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for kmod/l7/http_rewrite.c: request and response head
+ * libFuzzer target for kmod/l7/parse/http_rewrite.c: request and response head
  * rewriting on every head the parser accepts.
  *
  * Input: [0] request or response, the Connection choice for a response

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for kmod/l7/rule_match.c. Input: six NUL-separated
+ * libFuzzer target for kmod/l7/parse/rule_match.c. Input: six NUL-separated
  * strings (host, path, header name, header value, method, sni) for one
  * rule, a byte saying which matchers are set, then a request head and an
  * SNI. Invariants: prepare never overruns and is idempotent; a prepared

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for kmod/l7/tls_sni.c: arbitrary bytes as the start of
+ * libFuzzer target for kmod/l7/parse/tls_sni.c: arbitrary bytes as the start of
  * a client's stream. Invariants: a NEED_MORE hint lies beyond what was
  * given and within KLB_TLS_BUF_MAX; an SNI is a lowercase, non-empty,
  * NUL-terminated LDH name; hello_end is inside the buffer; and reading

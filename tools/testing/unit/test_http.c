@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the HTTP/1.x head parser and chunked decoder in
- * kmod/l7/http_parse.c, built in userspace with ASan and UBSan.
+ * kmod/l7/parse/http_parse.c, built in userspace with ASan and UBSan.
  *
  * Every parse of a partial head runs on a heap copy of exactly the bytes
  * given, so a parser reading past len is an ASan report, not a silent pass.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of kmod/l7/http_rewrite.c (head rewriting, PROXY v2 header,
+ * Unit tests of kmod/l7/parse/http_rewrite.c (head rewriting, PROXY v2 header,
  * address text, generated responses), built in userspace with ASan and
  * UBSan.
  *

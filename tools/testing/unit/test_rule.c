@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the steering rules in kmod/l7/rule_match.c: validation
+ * Unit tests of the steering rules in kmod/l7/parse/rule_match.c: validation
  * and normalization of rules, each matcher's semantics as documented in
  * rule_match.h, and first-match-wins over an ordered list, on requests
  * parsed by the real HTTP parser.

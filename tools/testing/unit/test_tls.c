@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the ClientHello reader in kmod/l7/tls_sni.c. Hellos are
+ * Unit tests of the ClientHello reader in kmod/l7/parse/tls_sni.c. Hellos are
  * built here byte by byte (struct bb), cut into records of a chosen size,
  * and fed from heap copies of exactly the bytes given so any over-read is
  * an ASan report.

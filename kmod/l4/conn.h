@@ -1,28 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * klb connection table: private interface between conn.c (the table),
- * hooks.c and icmp.c (the datapath that looks connections up).
+ * The connection table (conn.c): looked up and filled by the datapath
+ * (hooks.c, icmp.c); flushed by the config layer when a service or a
+ * backend goes; walked by connection dumps.
  */
-#ifndef _KLB_CONN_H
-#define _KLB_CONN_H
+#ifndef _KLB_L4_CONN_H
+#define _KLB_L4_CONN_H
 
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-#include <net/ipv6.h>
+
 #include "klb.h"
+#include "flow.h"
+#include "l4/pkt.h"
 
 enum klb_dir {
 	KLB_DIR_ORIG,		/* client -> VIP, as the client sent it */
 	KLB_DIR_REPLY,		/* backend -> client, as the backend sent it */
 	KLB_DIR_MAX
-};
-
-/* Addresses and ports of one direction, as they appear on the wire. */
-struct klb_tuple {
-	union nf_inet_addr saddr;
-	union nf_inet_addr daddr;
-	__be16 sport;
-	__be16 dport;
 };
 
 /*
@@ -32,17 +27,9 @@ struct klb_tuple {
  */
 struct klb_conn_hnode {
 	struct hlist_node node;
-	struct klb_tuple tuple;
-	u16 family;
-	u8 proto;
+	struct klb_flow flow;
 	u8 dir;			/* enum klb_dir: which of conn->h[] this is */
 };
-
-/* TCP flags the state machine looks at (struct klb_pkt.tcpflags). */
-#define KLB_TCP_FIN	BIT(0)
-#define KLB_TCP_SYN	BIT(1)
-#define KLB_TCP_RST	BIT(2)
-#define KLB_TCP_ACK	BIT(3)
 
 /* conn->flags bits */
 enum {
@@ -64,22 +51,14 @@ struct klb_conn {
 	struct rcu_head rcu;
 };
 
-static inline bool klb_addr_equal(u16 family, const union nf_inet_addr *a,
-				  const union nf_inet_addr *b)
-{
-	if (family == AF_INET)
-		return a->ip == b->ip;
-	return ipv6_addr_equal(&a->in6, &b->in6);
-}
-
 static inline struct klb_conn *klb_hnode_conn(struct klb_conn_hnode *h)
 {
 	return container_of(h - h->dir, struct klb_conn, h[0]);
 }
 
 /* Caller holds rcu_read_lock. Returns a connection valid until unlock. */
-struct klb_conn *klb_conn_find(struct klb_conn_table *t, u16 family, u8 proto,
-			       const struct klb_tuple *tp, enum klb_dir dir);
+struct klb_conn *klb_conn_find(struct klb_conn_table *t,
+			       const struct klb_flow *f, enum klb_dir dir);
 /*
  * Insert a connection for @orig (client -> VIP) scheduled to @be.
  * Caller holds rcu_read_lock with BH disabled. If another CPU inserted the
@@ -89,8 +68,8 @@ struct klb_conn *klb_conn_find(struct klb_conn_table *t, u16 family, u8 proto,
  * maps to the same backend).
  */
 struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
-			      struct klb_backend *be, u16 family, u8 proto,
-			      const struct klb_tuple *orig);
+			      struct klb_backend *be,
+			      const struct klb_flow *orig);
 /* Unlink (idempotent) and free after a grace period. Any context. */
 void klb_conn_expire(struct klb_conn_table *t, struct klb_conn *c);
 /* A packet of @c went through in direction @dir: advance state, timer. */
@@ -114,4 +93,41 @@ static inline bool klb_conn_table_empty(const struct klb_conn_table *t)
 	return !atomic_read(&t->count);
 }
 
-#endif /* _KLB_CONN_H */
+/* ---- for the rest of klb ------------------------------------------------ */
+
+int klb_conn_module_init(void);	/* global: the conn slab cache */
+void klb_conn_module_exit(void);	/* after every netns is gone + rcu_barrier */
+int klb_conn_net_init(struct klb_net *kn);
+void klb_conn_net_exit(struct klb_net *kn);	/* after hooks are gone */
+/* Remove every connection of @svc (service deletion). Process context. */
+void klb_conn_flush_service(struct klb_net *kn, struct klb_service *svc);
+/*
+ * @be was removed from its pool: if net.klb.expire_nodest_conn is set,
+ * remove its connections now; otherwise they live until they end.
+ */
+void klb_conn_backend_removed(struct klb_net *kn, struct klb_backend *be);
+
+/* A consistent copy of one connection, for dumps. */
+struct klb_conn_info {
+	struct klb_service *svc;	/* valid during the callback only */
+	u16 family;
+	u8 proto;
+	u8 state;			/* enum klb_conn_state */
+	union nf_inet_addr caddr, vaddr, baddr;
+	__be16 cport, vport, bport;
+	u32 expires_ms;
+};
+
+/*
+ * Walk the connection table from cursor @pos (zeroed to start), calling
+ * @fn for each connection under rcu_read_lock. If @fn returns non-zero the
+ * walk stops and @pos is left so that the next call resumes with that same
+ * connection (a dump whose skb is full). Returns 0 at the end of the table,
+ * else what @fn returned. Best effort under churn: a connection added or
+ * removed during the walk may be missed, none is reported twice.
+ */
+int klb_conn_walk(struct klb_net *kn, unsigned long pos[2],
+		  int (*fn)(const struct klb_conn_info *ci, void *arg),
+		  void *arg);
+
+#endif /* _KLB_L4_CONN_H */

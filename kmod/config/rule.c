@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Rules of http and tls services: which pool a request (or a ClientHello)
- * goes to. Matching itself is pure code (l7/rule_match.c); this file keeps
- * the rules of each service and answers the engine's question.
+ * goes to. This file keeps the rules of each service; the engine routes by
+ * them (l7/route.c) and matching itself is pure code (l7/parse/).
  *
  * A service's rules are one immutable array (struct klb_rule_set) that the
  * engine reads under RCU. A change builds a new array under kn->lock,
@@ -18,7 +18,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 
-#include "config.h"
+#include "config/rule.h"
 
 struct klb_rule_set *klb_rule_set_alloc(u32 n)
 {
@@ -66,7 +66,7 @@ void klb_rules_attach(struct klb_net *kn, struct klb_service *svc,
 {
 	u32 i;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 	WARN_ON_ONCE(klb_service_rules(kn, svc));
 
 	for (i = 0; i < set->n; i++)
@@ -81,7 +81,7 @@ int klb_rule_append(struct klb_net *kn, struct klb_service *svc,
 	struct klb_rule_set *old, *set;
 	u32 n;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	old = klb_service_rules(kn, svc);
 	n = old ? old->n : 0;
@@ -105,7 +105,7 @@ int klb_rule_del(struct klb_net *kn, struct klb_service *svc, u32 index,
 	struct klb_rule_set *old, *set = NULL;
 	struct klb_pool *pool;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	old = klb_service_rules(kn, svc);
 	if (!old || index >= old->n) {
@@ -142,25 +142,4 @@ void klb_rules_clear(struct klb_net *kn, struct klb_service *svc)
 	for (i = 0; i < set->n; i++)
 		set->e[i].pool->users--;
 	klb_rules_publish(kn, svc, NULL);
-}
-
-/*
- * The pool a request (http) or a ClientHello (tls) of @svc goes to: that of
- * the first rule matching @in, else the service's default pool. Under
- * rcu_read_lock; the pool stays valid until rcu_read_unlock(). The engine
- * must not route for a service it saw stopping (svc->stopping) within the
- * same read section: a stopped service's pools may be on their way out.
- */
-struct klb_pool *klb_l7_route_rcu(struct klb_service *svc,
-				  const struct klb_rule_input *in)
-{
-	const struct klb_rule_set *set = rcu_dereference(svc->rules);
-	u32 i;
-
-	if (set) {
-		for (i = 0; i < set->n; i++)
-			if (klb_rule_match(&set->e[i].rule, in))
-				return set->e[i].pool;
-	}
-	return rcu_dereference(svc->pool);
 }

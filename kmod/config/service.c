@@ -2,8 +2,8 @@
 /*
  * Services: a virtual address, port and protocol steering to a pool.
  *
- * The datapath finds a service by VIP in kn->svc_hash under RCU. Removing a
- * service unhashes it, waits for a grace period so that no packet can still
+ * The datapath finds a service by VIP in the VIP table (l4/vip.c). Removing
+ * a service unhashes it, waits for a grace period so that no packet can still
  * be creating a connection to it, then flushes its connections.
  *
  * An http or tls service also has a listener of the L7 engine (l7/), opened
@@ -12,51 +12,22 @@
  * started": it is set until the listener opens and again once it closes,
  * so stopping a list of services stops exactly those that were started.
  */
-#include <linux/jhash.h>
-#include <linux/hash.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
 
-#include "config.h"
+#include "flow.h"
+#include "config/pool.h"
+#include "config/rule.h"
+#include "config/service.h"
+#include "l4/conn.h"
+#include "l4/hooks.h"
+#include "l4/vip.h"
+#include "l7/engine.h"
 
-static u32 klb_svc_seed __read_mostly;
-
-static u32 klb_svc_hashfn(u16 family, u8 proto,
-			  const union nf_inet_addr *addr, __be16 port)
+static bool klb_addr_equal_cfg(const struct klb_service *svc,
+			       const struct klb_service_cfg *cfg)
 {
-	u32 h;
-
-	net_get_random_once(&klb_svc_seed, sizeof(klb_svc_seed));
-	if (family == AF_INET)
-		h = (__force u32)addr->ip;
-	else
-		h = jhash2((const u32 *)addr->ip6, 4, klb_svc_seed);
-	h = jhash_3words(h, (__force u32)port, proto, klb_svc_seed);
-	return hash_32(h, KLB_SVC_HASH_BITS);
-}
-
-static bool klb_addr_equal(u16 family, const union nf_inet_addr *a,
-			   const union nf_inet_addr *b)
-{
-	if (family == AF_INET)
-		return a->ip == b->ip;
-	return ipv6_addr_equal(&a->in6, &b->in6);
-}
-
-struct klb_service *klb_service_lookup_rcu(struct klb_net *kn, u16 family,
-					   u8 proto,
-					   const union nf_inet_addr *addr,
-					   __be16 port)
-{
-	u32 h = klb_svc_hashfn(family, proto, addr, port);
-	struct klb_service *svc;
-
-	hlist_for_each_entry_rcu(svc, &kn->svc_hash[h], vip_node)
-		if (svc->port == port && svc->proto == proto &&
-		    svc->family == family &&
-		    klb_addr_equal(family, &svc->addr, addr))
-			return svc;
-	return NULL;
+	return svc->family == cfg->family &&
+	       klb_addr_equal(cfg->family, &svc->addr, &cfg->addr);
 }
 
 struct klb_service *klb_service_find(struct list_head *services,
@@ -78,27 +49,9 @@ klb_service_find_vip(struct list_head *services,
 
 	list_for_each_entry(svc, services, node)
 		if (svc->port == cfg->port && svc->proto == cfg->proto &&
-		    svc->family == cfg->family &&
-		    klb_addr_equal(cfg->family, &svc->addr, &cfg->addr))
+		    klb_addr_equal_cfg(svc, cfg))
 			return svc;
 	return NULL;
-}
-
-static void klb_service_free_rcu(struct rcu_head *rcu)
-{
-	struct klb_service *svc = container_of(rcu, struct klb_service, rcu);
-
-	klb_stats_free(svc->stats);
-	kfree(svc);
-	klb_obj_dec(KLB_OBJ_SERVICE);
-}
-
-/* Connections hold references: the last one may go in softirq. */
-void klb_service_release(struct kref *ref)
-{
-	struct klb_service *svc = container_of(ref, struct klb_service, ref);
-
-	call_rcu(&svc->rcu, klb_service_free_rcu);
 }
 
 static int klb_service_check_pool(struct klb_pool *pool, u16 family, u8 mode,
@@ -114,21 +67,15 @@ static int klb_service_check_pool(struct klb_pool *pool, u16 family, u8 mode,
 	return 0;
 }
 
-/*
- * Check @cfg against the set it joins (@pools, @services: live or staged)
- * and allocate the service, unlinked; it counts as a user of its pool.
- */
-struct klb_service *klb_service_create(struct klb_net *kn,
-				       struct list_head *pools,
-				       struct list_head *services,
-				       const struct klb_service_cfg *cfg,
-				       struct netlink_ext_ack *extack)
+/* Is @cfg a valid newcomer to @pools and @services? Its pool, if so. */
+static struct klb_pool *klb_service_check(struct list_head *pools,
+					  struct list_head *services,
+					  const struct klb_service_cfg *cfg,
+					  struct netlink_ext_ack *extack)
 {
 	struct klb_service *svc;
 	struct klb_pool *pool;
 	int err;
-
-	lockdep_assert_held(&kn->lock);
 
 	if (klb_service_find(services, cfg->name)) {
 		klb_err(extack, NULL, "service %s already exists", cfg->name);
@@ -149,16 +96,40 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 	}
 	err = klb_service_check_pool(pool, cfg->family, cfg->mode,
 				     cfg->pool_attr, extack);
-	if (err)
-		return ERR_PTR(err);
+	return err ? ERR_PTR(err) : pool;
+}
 
+/*
+ * Check @cfg against the set it joins (@pools, @services: live or staged)
+ * and allocate the service, unlinked; it counts as a user of its pool.
+ * @cfg->rules is taken over, whether this succeeds or not.
+ */
+struct klb_service *klb_service_create(struct klb_net *kn,
+				       struct list_head *pools,
+				       struct list_head *services,
+				       const struct klb_service_cfg *cfg,
+				       struct netlink_ext_ack *extack)
+{
+	struct klb_service *svc;
+	struct klb_pool *pool;
+
+	klb_assert_locked(kn);
+
+	pool = klb_service_check(pools, services, cfg, extack);
+	if (IS_ERR(pool)) {
+		svc = ERR_CAST(pool);
+		goto err_rules;
+	}
 	svc = kzalloc(sizeof(*svc), GFP_KERNEL);
-	if (!svc)
-		return ERR_PTR(-ENOMEM);
+	if (!svc) {
+		svc = ERR_PTR(-ENOMEM);
+		goto err_rules;
+	}
 	svc->stats = klb_stats_alloc();
 	if (!svc->stats) {
 		kfree(svc);
-		return ERR_PTR(-ENOMEM);
+		svc = ERR_PTR(-ENOMEM);
+		goto err_rules;
 	}
 	klb_obj_inc(KLB_OBJ_SERVICE);
 	kref_init(&svc->ref);
@@ -176,14 +147,13 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 	RCU_INIT_POINTER(svc->pool, pool);
 	pool->users++;
 
-	if (cfg->rules) {
-		err = klb_nl_rules_build(kn, pools, svc, cfg->rules, extack);
-		if (err) {
-			pool->users--;
-			klb_service_put(svc);
-			return ERR_PTR(err);
-		}
-	}
+	if (cfg->rules)
+		klb_rules_attach(kn, svc, cfg->rules);
+	return svc;
+
+err_rules:
+	if (cfg->rules)
+		klb_rule_set_destroy(cfg->rules);
 	return svc;
 }
 
@@ -202,7 +172,7 @@ int klb_service_start(struct klb_net *kn, struct klb_service *svc,
 {
 	int err;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	if (svc->mode == KLB_MODE_NAT)
 		return 0;
@@ -225,7 +195,7 @@ int klb_service_start(struct klb_net *kn, struct klb_service *svc,
  */
 void klb_service_stop(struct klb_net *kn, struct klb_service *svc)
 {
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	if (svc->mode == KLB_MODE_NAT || svc->stopping)
 		return;
@@ -233,21 +203,12 @@ void klb_service_stop(struct klb_net *kn, struct klb_service *svc)
 	klb_l7_service_stop(kn, svc);
 }
 
-/* Make @svc visible to the datapath, ahead of any older twin (restore). */
-void klb_service_hash(struct klb_net *kn, struct klb_service *svc)
-{
-	u32 h = klb_svc_hashfn(svc->family, svc->proto, &svc->addr, svc->port);
-
-	lockdep_assert_held(&kn->lock);
-	hlist_add_head_rcu(&svc->vip_node, &kn->svc_hash[h]);
-}
-
 /* Hooks are registered only while the netns has a service (as IPVS does). */
 int klb_hooks_sync(struct klb_net *kn, u32 nservices)
 {
 	int err;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	if (nservices && !kn->hooks_registered) {
 		err = klb_hooks_register(kn);
@@ -274,12 +235,12 @@ void klb_services_destroy(struct klb_net *kn, struct list_head *services,
 {
 	struct klb_service *svc, *tmp;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	/* Listeners close first, while their VIP still steers to them. */
 	list_for_each_entry(svc, services, node) {
 		klb_service_stop(kn, svc);
-		hlist_del_init_rcu(&svc->vip_node);
+		klb_vip_unhash(kn, svc);
 	}
 	if (live && !list_empty(services))
 		synchronize_rcu();
@@ -311,7 +272,7 @@ int klb_service_add(struct klb_net *kn, const struct klb_service_cfg *cfg,
 		klb_service_stop(kn, svc);
 		goto err_svc;
 	}
-	klb_service_hash(kn, svc);
+	klb_vip_hash(kn, svc);
 	list_add_tail(&svc->node, &kn->services);
 	kn->nservices++;
 	return 0;
@@ -328,7 +289,7 @@ int klb_service_set_pool(struct klb_net *kn, struct klb_service *svc,
 	struct klb_pool *pool, *old;
 	int err;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	pool = klb_pool_find(&kn->pools, name);
 	if (!pool) {
@@ -350,11 +311,18 @@ int klb_service_set_pool(struct klb_net *kn, struct klb_service *svc,
 	return 0;
 }
 
+void klb_service_set_proxy_protocol(struct klb_net *kn,
+				    struct klb_service *svc, u8 version)
+{
+	klb_assert_locked(kn);
+	WRITE_ONCE(svc->proxy_protocol, version);
+}
+
 int klb_service_del(struct klb_net *kn, struct klb_service *svc)
 {
 	LIST_HEAD(victim);
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	list_move(&svc->node, &victim);
 	kn->nservices--;

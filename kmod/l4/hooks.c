@@ -21,9 +21,13 @@
 #include <net/dst.h>
 #include <net/sock.h>
 
-#include "klb.h"
-#include "conn.h"
-#include "nat.h"
+#include "l4/conn.h"
+#include "l4/hooks.h"
+#include "l4/icmp.h"
+#include "l4/nat.h"
+#include "l4/vip.h"
+#include "l7/engine.h"
+#include "sched/table.h"
 
 static void klb_drop_count(struct klb_service *svc, enum klb_drop_reason why)
 {
@@ -39,9 +43,8 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 	struct klb_backend *be = NULL;
 	struct klb_pool *pool;
 	struct klb_conn *c;
-	struct klb_flow flow;
 
-	if (p->proto == IPPROTO_TCP &&
+	if (p->flow.proto == IPPROTO_TCP &&
 	    (p->tcpflags & (KLB_TCP_SYN | KLB_TCP_ACK | KLB_TCP_RST |
 			    KLB_TCP_FIN)) != KLB_TCP_SYN) {
 		/* Only a fresh SYN opens a TCP connection. */
@@ -49,24 +52,16 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 		return NULL;
 	}
 
-	memset(&flow, 0, sizeof(flow));
-	flow.saddr = p->tuple.saddr;
-	flow.daddr = p->tuple.daddr;
-	flow.sport = p->tuple.sport;
-	flow.dport = p->tuple.dport;
-	flow.family = p->family;
-	flow.proto = p->proto;
-
 	pool = rcu_dereference(svc->pool);
 	table = pool ? rcu_dereference(pool->table) : NULL;
 	if (table)
-		be = klb_sched_pick(table, &flow);
-	if (!be || be->family != p->family) {
+		be = klb_sched_pick(table, &p->flow);
+	if (!be || be->family != p->flow.family) {
 		klb_drop_count(svc, KLB_DROP_NO_BACKEND);
 		return NULL;
 	}
 
-	c = klb_conn_new(kn, svc, be, p->family, p->proto, &p->tuple);
+	c = klb_conn_new(kn, svc, be, &p->flow);
 	if (IS_ERR(c)) {
 		/* -EADDRINUSE: this backend cannot take this client port. */
 		klb_drop_count(svc, PTR_ERR(c) == -EADDRINUSE ?
@@ -85,7 +80,7 @@ static unsigned int klb_request_svc(struct klb_net *kn, struct klb_service *svc,
 				    const struct klb_pkt *p)
 {
 	struct klb_conn_table *t = kn->conns;
-	const struct klb_tuple *r;
+	const struct klb_flow *r;
 	struct klb_conn *c;
 
 	if (res == KLB_PARSE_BAD) {
@@ -93,7 +88,7 @@ static unsigned int klb_request_svc(struct klb_net *kn, struct klb_service *svc,
 		return NF_DROP;
 	}
 
-	c = klb_conn_find(t, p->family, p->proto, &p->tuple, KLB_DIR_ORIG);
+	c = klb_conn_find(t, &p->flow, KLB_DIR_ORIG);
 	/* A new SYN on a finished connection's tuple starts afresh. */
 	if (c && (p->tcpflags & (KLB_TCP_SYN | KLB_TCP_ACK)) == KLB_TCP_SYN) {
 		u8 state = READ_ONCE(c->state);
@@ -109,7 +104,7 @@ static unsigned int klb_request_svc(struct klb_net *kn, struct klb_service *svc,
 			return NF_DROP;
 	}
 
-	r = &c->h[KLB_DIR_REPLY].tuple;
+	r = &c->h[KLB_DIR_REPLY].flow;
 	if (klb_nat_rewrite(skb, p, false, &r->saddr, r->sport))
 		return NF_DROP;
 	klb_conn_seen(kn, c, KLB_DIR_ORIG, p->tcpflags);
@@ -127,11 +122,11 @@ static unsigned int klb_request(struct sk_buff *skb,
 
 	/* LOCAL_OUT may run in process context: keep per-CPU counters safe. */
 	local_bh_disable();
-	if (p->proto == IPPROTO_ICMP || p->proto == IPPROTO_ICMPV6) {
+	if (p->flow.proto == IPPROTO_ICMP || p->flow.proto == IPPROTO_ICMPV6) {
 		verdict = klb_icmp_request(kn, skb, p);
 	} else {
-		svc = klb_service_lookup_rcu(kn, p->family, p->proto,
-					     &p->tuple.daddr, p->tuple.dport);
+		svc = klb_vip_lookup_rcu(kn, p->flow.family, p->flow.proto,
+					 &p->flow.daddr, p->flow.dport);
 		if (!svc)
 			verdict = NF_ACCEPT;
 		else if (svc->mode != KLB_MODE_NAT)
@@ -150,8 +145,8 @@ static bool klb_daddr_changed(const struct sk_buff *skb, u16 family,
 			      const struct klb_pkt *p)
 {
 	if (family == AF_INET)
-		return ip_hdr(skb)->daddr != p->tuple.daddr.ip;
-	return !ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &p->tuple.daddr.in6);
+		return ip_hdr(skb)->daddr != p->flow.daddr.ip;
+	return !ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &p->flow.daddr.in6);
 }
 
 static unsigned int klb_prerouting(struct sk_buff *skb,
@@ -200,7 +195,7 @@ static unsigned int klb_reply(struct sk_buff *skb,
 {
 	struct klb_net *kn = klb_net(state->net);
 	struct klb_conn_table *t = kn->conns;
-	const struct klb_tuple *o;
+	const struct klb_flow *o;
 	unsigned int verdict;
 	enum klb_parse res;
 	struct klb_conn *c;
@@ -212,14 +207,14 @@ static unsigned int klb_reply(struct sk_buff *skb,
 	if (res == KLB_PARSE_IGNORE)
 		return NF_ACCEPT;
 
-	if (p.proto == IPPROTO_ICMP || p.proto == IPPROTO_ICMPV6) {
+	if (p.flow.proto == IPPROTO_ICMP || p.flow.proto == IPPROTO_ICMPV6) {
 		local_bh_disable();
 		verdict = klb_icmp_reply(kn, skb, &p);
 		local_bh_enable();
 		return verdict;
 	}
 
-	c = klb_conn_find(t, family, p.proto, &p.tuple, KLB_DIR_REPLY);
+	c = klb_conn_find(t, &p.flow, KLB_DIR_REPLY);
 	if (!c)
 		return NF_ACCEPT;
 
@@ -229,7 +224,7 @@ static unsigned int klb_reply(struct sk_buff *skb,
 		verdict = NF_DROP;
 		goto out;
 	}
-	o = &c->h[KLB_DIR_ORIG].tuple;
+	o = &c->h[KLB_DIR_ORIG].flow;
 	if (klb_nat_rewrite(skb, &p, true, &o->daddr, o->dport)) {
 		verdict = NF_DROP;
 		goto out;
@@ -340,7 +335,7 @@ int klb_hooks_register(struct klb_net *kn)
 {
 	int err;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 	if (kn->hooks_registered)
 		return 0;
 
@@ -359,7 +354,7 @@ int klb_hooks_register(struct klb_net *kn)
 
 void klb_hooks_unregister(struct klb_net *kn)
 {
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 	if (!kn->hooks_registered)
 		return;
 

@@ -11,7 +11,11 @@
 #include <linux/inet.h>
 #include <linux/slab.h>
 
-#include "config.h"
+#include "config/pool.h"
+#include "l4/conn.h"
+#include "l7/engine.h"
+#include "l7/route.h"
+#include "sched/table.h"
 
 struct klb_pool *klb_pool_find(struct list_head *pools, const char *name)
 {
@@ -29,7 +33,7 @@ static int klb_pool_publish_sched(struct klb_net *kn, struct klb_pool *pool,
 {
 	struct klb_sched_table *new, *old;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	new = klb_sched_table_build(sched, &pool->backends);
 	if (IS_ERR(new))
@@ -70,6 +74,13 @@ struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
 	return pool;
 }
 
+void klb_pool_add(struct klb_net *kn, struct klb_pool *pool)
+{
+	klb_assert_locked(kn);
+	list_add_tail(&pool->node, &kn->pools);
+	kn->npools++;
+}
+
 int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched)
 {
 	int err;
@@ -95,7 +106,7 @@ void klb_pool_destroy(struct klb_net *kn, struct klb_pool *pool, bool live)
 	struct klb_backend *be, *tmp;
 	struct klb_sched_table *t;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 	WARN_ON_ONCE(pool->users);
 
 	t = rcu_dereference_protected(pool->table, lockdep_is_held(&kn->lock));
@@ -154,7 +165,7 @@ static bool klb_pool_used(struct klb_net *kn, struct klb_pool *pool,
 int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
 		 struct netlink_ext_ack *extack)
 {
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	if (klb_pool_used(kn, pool, extack))
 		return -EBUSY;
@@ -165,27 +176,6 @@ int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
 }
 
 /* ---- backends ---------------------------------------------------------- */
-
-static void klb_backend_free_rcu(struct rcu_head *rcu)
-{
-	struct klb_backend *be = container_of(rcu, struct klb_backend, rcu);
-
-	klb_stats_free(be->stats);
-	kfree(be);
-	klb_obj_dec(KLB_OBJ_BACKEND);
-}
-
-/*
- * The last reference may be dropped by a table or a connection freed after
- * a grace period; a reader that got the backend without a reference is
- * still given one more before the counters go away.
- */
-void klb_backend_release(struct kref *ref)
-{
-	struct klb_backend *be = container_of(ref, struct klb_backend, ref);
-
-	call_rcu(&be->rcu, klb_backend_free_rcu);
-}
 
 const char *klb_addr_fmt(char *buf, size_t len, u16 family,
 			 const union nf_inet_addr *addr, __be16 port)
@@ -250,7 +240,7 @@ int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 	struct klb_service *svc;
 	struct klb_backend *be;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	if (klb_backend_find(pool, cfg)) {
 		klb_err(extack, cfg->attr, "backend %s already exists",
@@ -331,7 +321,7 @@ int klb_backend_set(struct klb_net *kn, struct klb_pool *pool,
 	u8 state;
 	int err;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	be = klb_backend_find(pool, cfg);
 	if (!be)
@@ -360,7 +350,7 @@ int klb_backend_del(struct klb_net *kn, struct klb_pool *pool,
 	struct list_head *prev;
 	int err;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	be = klb_backend_find(pool, cfg);
 	if (!be)

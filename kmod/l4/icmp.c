@@ -28,16 +28,17 @@
 #include <net/ip6_checksum.h>
 #include <net/ipv6.h>
 
-#include "klb.h"
-#include "conn.h"
-#include "nat.h"
+#include "l4/conn.h"
+#include "l4/icmp.h"
+#include "l4/nat.h"
+#include "l4/vip.h"
+#include "l7/engine.h"
 
 /* The quoted packet inside an ICMP error. */
 struct klb_icmp_quote {
 	unsigned int nhoff;	/* quoted IP header, from skb->data */
 	unsigned int l4off;	/* quoted L4 header, from skb->data */
-	u8 proto;
-	struct klb_tuple tuple;	/* as quoted */
+	struct klb_flow flow;	/* as quoted */
 };
 
 static bool klb_icmp_is_error(u16 family, u8 type)
@@ -53,58 +54,30 @@ static bool klb_icmp_parse(struct sk_buff *skb, const struct klb_pkt *p,
 			   struct klb_icmp_quote *q)
 {
 	const __be16 *ports;
+	int off;
 
 	/* ICMP and ICMPv6 headers are both 8 bytes, type first. */
 	if (!pskb_may_pull(skb, p->l4off + p->l4hlen))
 		return false;
-	if (!klb_icmp_is_error(p->family, skb->data[p->l4off]))
+	if (!klb_icmp_is_error(p->flow.family, skb->data[p->l4off]))
 		return false;
 
 	memset(q, 0, sizeof(*q));
 	q->nhoff = p->l4off + p->l4hlen;
-	if (p->family == AF_INET) {
-		const struct iphdr *iph;
-
-		if (!pskb_may_pull(skb, q->nhoff + sizeof(*iph)))
-			return false;
-		iph = (const struct iphdr *)(skb->data + q->nhoff);
-		/* Only a first fragment quotes the ports. */
-		if (iph->version != 4 || iph->ihl < 5 ||
-		    (iph->frag_off & htons(IP_OFFSET)))
-			return false;
-		q->l4off = q->nhoff + iph->ihl * 4;
-		q->proto = iph->protocol;
-		q->tuple.saddr.ip = iph->saddr;
-		q->tuple.daddr.ip = iph->daddr;
-	} else {
-		const struct ipv6hdr *ip6h;
-		__be16 frag_off = 0;
-		u8 nexthdr;
-		int off;
-
-		if (!pskb_may_pull(skb, q->nhoff + sizeof(*ip6h)))
-			return false;
-		ip6h = (const struct ipv6hdr *)(skb->data + q->nhoff);
-		if (ip6h->version != 6)
-			return false;
-		q->tuple.saddr.in6 = ip6h->saddr;
-		q->tuple.daddr.in6 = ip6h->daddr;
-		nexthdr = ip6h->nexthdr;
-		off = ipv6_skip_exthdr(skb, q->nhoff + sizeof(*ip6h), &nexthdr,
-				       &frag_off);
-		if (off < 0 || (frag_off & htons(IP6_OFFSET)))
-			return false;
-		q->l4off = off;
-		q->proto = nexthdr;
-	}
-	if (q->proto != IPPROTO_TCP && q->proto != IPPROTO_UDP)
+	q->flow.family = p->flow.family;
+	/* Only a first fragment quotes the ports. */
+	off = klb_ip_walk(skb, q->nhoff, &q->flow, true);
+	if (off < 0)
+		return false;
+	q->l4off = off;
+	if (q->flow.proto != IPPROTO_TCP && q->flow.proto != IPPROTO_UDP)
 		return false;
 	/* RFC 792 promises 8 bytes of the quoted L4 header; we need 4. */
 	if (!pskb_may_pull(skb, q->l4off + 2 * sizeof(__be16)))
 		return false;
 	ports = (const __be16 *)(skb->data + q->l4off);
-	q->tuple.sport = ports[0];
-	q->tuple.dport = ports[1];
+	q->flow.sport = ports[0];
+	q->flow.dport = ports[1];
 	return true;
 }
 
@@ -114,7 +87,7 @@ static __sum16 klb_icmp_csum(struct sk_buff *skb, const struct klb_pkt *p)
 	__wsum csum = skb_checksum(skb, p->l4off, len, 0);
 	const struct ipv6hdr *ip6h;
 
-	if (p->family == AF_INET)
+	if (p->flow.family == AF_INET)
 		return csum_fold(csum);
 	ip6h = (const struct ipv6hdr *)(skb->data + p->nhoff);
 	return csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, len, IPPROTO_ICMPV6,
@@ -125,7 +98,7 @@ static void klb_icmp_csum_set(struct sk_buff *skb, const struct klb_pkt *p)
 {
 	__sum16 *check;
 
-	if (p->family == AF_INET)
+	if (p->flow.family == AF_INET)
 		check = &((struct icmphdr *)(skb->data + p->l4off))->checksum;
 	else
 		check = &((struct icmp6hdr *)(skb->data + p->l4off))->icmp6_cksum;
@@ -150,7 +123,7 @@ static void klb_csum_addr(__sum16 *check, u16 family, const __be32 *from,
 static void klb_icmp_set_outer(struct sk_buff *skb, const struct klb_pkt *p,
 			       bool src, const union nf_inet_addr *addr)
 {
-	if (p->family == AF_INET) {
+	if (p->flow.family == AF_INET) {
 		struct iphdr *iph = (struct iphdr *)(skb->data + p->nhoff);
 		__be32 *ap = src ? &iph->saddr : &iph->daddr;
 
@@ -173,7 +146,7 @@ static void klb_icmp_set_quote(struct sk_buff *skb,
 			       bool src, const union nf_inet_addr *addr,
 			       __be16 port)
 {
-	unsigned int csum_off = q->proto == IPPROTO_TCP ?
+	unsigned int csum_off = q->flow.proto == IPPROTO_TCP ?
 				offsetof(struct tcphdr, check) :
 				offsetof(struct udphdr, check);
 	__be16 *portp = (__be16 *)(skb->data + q->l4off) + (src ? 0 : 1);
@@ -183,7 +156,7 @@ static void klb_icmp_set_quote(struct sk_buff *skb,
 	if (q->l4off + csum_off + sizeof(*check) <= skb_headlen(skb))
 		check = (__sum16 *)(skb->data + q->l4off + csum_off);
 	/* A quoted IPv4 UDP checksum of 0 means none. */
-	if (check && q->proto == IPPROTO_UDP && family == AF_INET && !*check)
+	if (check && q->flow.proto == IPPROTO_UDP && family == AF_INET && !*check)
 		check = NULL;
 
 	if (family == AF_INET) {
@@ -199,7 +172,7 @@ static void klb_icmp_set_quote(struct sk_buff *skb,
 	if (check) {
 		klb_csum_addr(check, family, ap, addr->ip6);
 		csum_replace2(check, *portp, port);
-		if (q->proto == IPPROTO_UDP && !*check)
+		if (q->flow.proto == IPPROTO_UDP && !*check)
 			*check = CSUM_MANGLED_0;
 	}
 	memcpy(ap, addr->ip6, family == AF_INET ? 4 : 16);
@@ -213,7 +186,7 @@ static void klb_icmp_set_quote(struct sk_buff *skb,
 static bool klb_icmp_prepare(struct sk_buff *skb, const struct klb_pkt *p,
 			     const struct klb_icmp_quote *q)
 {
-	unsigned int end = q->l4off + (q->proto == IPPROTO_TCP ?
+	unsigned int end = q->l4off + (q->flow.proto == IPPROTO_TCP ?
 				       offsetof(struct tcphdr, check) :
 				       offsetof(struct udphdr, check)) +
 			   sizeof(__sum16);
@@ -226,20 +199,17 @@ static bool klb_icmp_prepare(struct sk_buff *skb, const struct klb_pkt *p,
 unsigned int klb_icmp_reply(struct klb_net *kn, struct sk_buff *skb,
 			    const struct klb_pkt *p)
 {
-	const struct klb_tuple *o;
+	const struct klb_flow *o;
 	struct klb_icmp_quote q;
-	struct klb_tuple key;
+	struct klb_flow key;
 	struct klb_conn *c;
 	const union nf_inet_addr *backend;
 
 	if (!klb_icmp_parse(skb, p, &q))
 		return NF_ACCEPT;
 	/* The quote is client -> backend: look for that reply tuple. */
-	key.saddr = q.tuple.daddr;
-	key.sport = q.tuple.dport;
-	key.daddr = q.tuple.saddr;
-	key.dport = q.tuple.sport;
-	c = klb_conn_find(kn->conns, p->family, q.proto, &key, KLB_DIR_REPLY);
+	klb_flow_reverse(&key, &q.flow);
+	c = klb_conn_find(kn->conns, &key, KLB_DIR_REPLY);
 	if (!c)
 		return NF_ACCEPT;
 
@@ -247,10 +217,10 @@ unsigned int klb_icmp_reply(struct klb_net *kn, struct sk_buff *skb,
 		klb_stats_drop(c->svc->stats, KLB_DROP_BAD_PACKET);
 		return NF_DROP;
 	}
-	o = &c->h[KLB_DIR_ORIG].tuple;
-	backend = &c->h[KLB_DIR_REPLY].tuple.saddr;
-	klb_icmp_set_quote(skb, &q, p->family, false, &o->daddr, o->dport);
-	if (klb_addr_equal(p->family, &p->tuple.saddr, backend))
+	o = &c->h[KLB_DIR_ORIG].flow;
+	backend = &c->h[KLB_DIR_REPLY].flow.saddr;
+	klb_icmp_set_quote(skb, &q, p->flow.family, false, &o->daddr, o->dport);
+	if (klb_addr_equal(p->flow.family, &p->flow.saddr, backend))
 		klb_icmp_set_outer(skb, p, true, &o->daddr);
 	klb_icmp_csum_set(skb, p);
 	klb_conn_account(c, skb, p, true);
@@ -269,10 +239,10 @@ static unsigned int klb_icmp_l7(struct klb_net *kn, struct sk_buff *skb,
 	struct klb_service *svc;
 
 	/* LOCAL_OUT: routed already, klb_l7_steer() leaves it alone. */
-	if (q->proto != IPPROTO_TCP)
+	if (q->flow.proto != IPPROTO_TCP)
 		return NF_ACCEPT;
-	svc = klb_service_lookup_rcu(kn, p->family, q->proto, &q->tuple.saddr,
-				     q->tuple.sport);
+	svc = klb_vip_lookup_rcu(kn, q->flow.family, q->flow.proto,
+				 &q->flow.saddr, q->flow.sport);
 	if (!svc || svc->mode == KLB_MODE_NAT)
 		return NF_ACCEPT;
 	return klb_l7_steer(kn, svc, skb);
@@ -281,21 +251,18 @@ static unsigned int klb_icmp_l7(struct klb_net *kn, struct sk_buff *skb,
 unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
 			      const struct klb_pkt *p)
 {
-	const struct klb_tuple *r;
+	const struct klb_flow *r;
 	struct klb_icmp_quote q;
-	struct klb_tuple key;
+	struct klb_flow key;
 	struct klb_conn *c;
 
 	if (!klb_icmp_parse(skb, p, &q))
 		return NF_ACCEPT;
 	/* The quote is VIP -> client, and the error goes to the VIP. */
-	if (!klb_addr_equal(p->family, &p->tuple.daddr, &q.tuple.saddr))
+	if (!klb_addr_equal(p->flow.family, &p->flow.daddr, &q.flow.saddr))
 		return NF_ACCEPT;
-	key.saddr = q.tuple.daddr;
-	key.sport = q.tuple.dport;
-	key.daddr = q.tuple.saddr;
-	key.dport = q.tuple.sport;
-	c = klb_conn_find(kn->conns, p->family, q.proto, &key, KLB_DIR_ORIG);
+	klb_flow_reverse(&key, &q.flow);
+	c = klb_conn_find(kn->conns, &key, KLB_DIR_ORIG);
 	if (!c)
 		return klb_icmp_l7(kn, skb, p, &q);
 
@@ -303,8 +270,8 @@ unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
 		klb_stats_drop(c->svc->stats, KLB_DROP_BAD_PACKET);
 		return NF_DROP;
 	}
-	r = &c->h[KLB_DIR_REPLY].tuple;
-	klb_icmp_set_quote(skb, &q, p->family, true, &r->saddr, r->sport);
+	r = &c->h[KLB_DIR_REPLY].flow;
+	klb_icmp_set_quote(skb, &q, p->flow.family, true, &r->saddr, r->sport);
 	klb_icmp_set_outer(skb, p, false, &r->saddr);
 	klb_icmp_csum_set(skb, p);
 	klb_conn_account(c, skb, p, false);

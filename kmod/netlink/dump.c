@@ -7,10 +7,33 @@
  * Config dumps hold klb_net->lock in each callback and report kn->gen as
  * their sequence, so a change between two callbacks flags the dump
  * NLM_F_DUMP_INTR and userspace retries rather than show a torn view. Their
- * cursor is the position in the list (cb->args[0]) and, for a pool whose
- * backends did not fit in one message, the next backend (cb->args[1]).
+ * cursor is the position in the list and, for a pool whose backends did
+ * not fit in one message, the next backend (struct klb_nl_dump_ctx).
  */
-#include "netlink.h"
+#include "config/pool.h"
+#include "config/service.h"
+#include "l4/conn.h"
+#include "l7/route.h"
+#include "netlink/cmds.h"
+
+/*
+ * What a dump keeps between its callbacks. It lives in cb->args, which
+ * has this room on every supported kernel (cb->ctx is the same memory
+ * where it exists).
+ */
+struct klb_nl_dump_ctx {
+	unsigned long pos;	/* next pool, service or rule */
+	unsigned long idx;	/* next backend of a pool split over messages */
+	unsigned long walk[2];	/* connections: klb_conn_walk()'s cursor */
+	bool checked;		/* the filter's object was found (first call) */
+	bool done;		/* connections: the walk reached the end */
+};
+
+static struct klb_nl_dump_ctx *klb_nl_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct klb_nl_dump_ctx) > sizeof(cb->args));
+	return (struct klb_nl_dump_ctx *)cb->args;
+}
 
 static size_t klb_nl_stats_size(void)
 {
@@ -198,7 +221,7 @@ int klb_nl_pool_get_one(struct klb_net *kn, struct klb_pool *pool,
 	size_t size;
 	int err;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	size = nla_total_size(0) + nla_total_size(KLB_NAME_MAX) +
 	       nla_total_size(sizeof(u8)) + nla_total_size(0) +
@@ -237,20 +260,20 @@ static const char *klb_nl_dump_filter(struct netlink_callback *cb, int type,
 int klb_nl_pool_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	const char *name = klb_nl_dump_filter(cb, KLB_A_POOL, KLB_POOL_A_NAME);
+	struct klb_nl_dump_ctx *ctx = klb_nl_dump_ctx(cb);
 	struct klb_net *kn = klb_net(sock_net(skb->sk));
-	unsigned long pos = cb->args[0], idx = cb->args[1], i = 0;
+	unsigned long pos = ctx->pos, idx = ctx->idx, i = 0;
 	struct klb_pool *pool;
 	int err = 0;
 
 	mutex_lock(&kn->lock);
 	cb->seq = kn->gen;
-	/* cb->args[2]: the filter was checked (first call) */
-	if (name && !cb->args[2] && !klb_pool_find(&kn->pools, name)) {
+	if (name && !ctx->checked && !klb_pool_find(&kn->pools, name)) {
 		mutex_unlock(&kn->lock);
 		klb_err(cb->extack, NULL, "pool %s does not exist", name);
 		return -ENOENT;
 	}
-	cb->args[2] = 1;
+	ctx->checked = true;
 	list_for_each_entry(pool, &kn->pools, node) {
 		if (i++ < pos)
 			continue;
@@ -268,8 +291,8 @@ int klb_nl_pool_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	mutex_unlock(&kn->lock);
 
-	cb->args[0] = pos;
-	cb->args[1] = idx;
+	ctx->pos = pos;
+	ctx->idx = idx;
 	/* Nothing fit in an empty skb: do not loop forever. */
 	if (err && !skb->len)
 		return err;
@@ -328,7 +351,7 @@ int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
 	struct sk_buff *msg;
 	int err;
 
-	lockdep_assert_held(&kn->lock);
+	klb_assert_locked(kn);
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
@@ -344,8 +367,9 @@ int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
 
 int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	struct klb_nl_dump_ctx *ctx = klb_nl_dump_ctx(cb);
 	struct klb_net *kn = klb_net(sock_net(skb->sk));
-	unsigned long pos = cb->args[0], i = 0;
+	unsigned long pos = ctx->pos, i = 0;
 	struct klb_service *svc;
 	int err = 0;
 
@@ -363,7 +387,7 @@ int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	mutex_unlock(&kn->lock);
 
-	cb->args[0] = pos;
+	ctx->pos = pos;
 	if (err && !skb->len)
 		return err;
 	return skb->len;
@@ -427,16 +451,16 @@ static int klb_nl_fill_rule(struct sk_buff *skb, struct netlink_callback *cb,
 
 /*
  * The rules of the service named in KLB_A_RULE{SERVICE}, one message each.
- * cb->args[0]: the next rule; cb->args[1]: the service was found (first
- * call). A change in between (the service gone, a rule deleted) bumps
+ * A change in between (the service gone, a rule deleted) bumps
  * kn->gen, which flags the rest of the dump and its end NLM_F_DUMP_INTR.
  */
 int klb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	const char *name = klb_nl_dump_filter(cb, KLB_A_RULE,
 					      KLB_RULE_A_SERVICE);
+	struct klb_nl_dump_ctx *ctx = klb_nl_dump_ctx(cb);
 	struct klb_net *kn = klb_net(sock_net(skb->sk));
-	unsigned long i = cb->args[0];
+	unsigned long i = ctx->pos;
 	struct klb_rule_set *set;
 	struct klb_service *svc;
 	int err = 0;
@@ -451,12 +475,12 @@ int klb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	svc = klb_service_find(&kn->services, name);
 	if (!svc) {
 		mutex_unlock(&kn->lock);
-		if (cb->args[1])
+		if (ctx->checked)
 			return 0;
 		klb_err(cb->extack, NULL, "service %s does not exist", name);
 		return -ENOENT;
 	}
-	cb->args[1] = 1;
+	ctx->checked = true;
 	set = klb_service_rules(kn, svc);
 	for (; set && i < set->n; i++) {
 		err = klb_nl_fill_rule(skb, cb, svc, i, &set->e[i]);
@@ -465,7 +489,7 @@ int klb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	mutex_unlock(&kn->lock);
 
-	cb->args[0] = i;
+	ctx->pos = i;
 	if (err && !skb->len)
 		return err;
 	return skb->len;
@@ -473,10 +497,6 @@ int klb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* ---- connections ------------------------------------------------------- */
 
-/*
- * cb->args[0..1]: klb_conn_walk() cursor; cb->args[2]: walk finished;
- * cb->args[3]: filter checked.
- */
 struct klb_conn_dump {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
@@ -523,6 +543,7 @@ static int klb_nl_put_conn(const struct klb_conn_info *ci, void *arg)
 
 int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	struct klb_nl_dump_ctx *ctx = klb_nl_dump_ctx(cb);
 	struct klb_net *kn = klb_net(sock_net(skb->sk));
 	struct klb_conn_dump d = {
 		.skb = skb,
@@ -533,13 +554,13 @@ int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	bool found;
 	int err;
 
-	if (cb->args[2])
+	if (ctx->done)
 		return 0;
 	/*
 	 * Refuse a filter naming no service rather than dump nothing. Here,
 	 * not in .start: 6.1 gives .start no extack to explain the refusal.
 	 */
-	if (d.service && !cb->args[3]) {
+	if (d.service && !ctx->checked) {
 		mutex_lock(&kn->lock);
 		found = klb_service_find(&kn->services, d.service);
 		mutex_unlock(&kn->lock);
@@ -549,11 +570,10 @@ int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			return -ENOENT;
 		}
 	}
-	cb->args[3] = 1;
-	err = klb_conn_walk(kn, (unsigned long *)cb->args, klb_nl_put_conn,
-			    &d);
+	ctx->checked = true;
+	err = klb_conn_walk(kn, ctx->walk, klb_nl_put_conn, &d);
 	if (!err)
-		cb->args[2] = 1;
+		ctx->done = true;
 	else if (err != -EMSGSIZE || !skb->len)
 		return err;
 	return skb->len;

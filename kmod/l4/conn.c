@@ -3,7 +3,7 @@
  * klb connection table.
  *
  * One table per network namespace. Every connection is hashed twice: by
- * the tuple of its original direction (client -> VIP) and by the tuple of
+ * the flow key of its original direction (client -> VIP) and by the key of
  * its reply direction (backend -> client), so both directions of the
  * datapath find it with one lookup.
  *
@@ -25,8 +25,7 @@
 #include <linux/mm.h>
 #include <net/ipv6.h>
 
-#include "klb.h"
-#include "conn.h"
+#include "l4/conn.h"
 
 static unsigned int conn_hash_bits = 12;
 module_param(conn_hash_bits, uint, 0444);
@@ -40,45 +39,43 @@ MODULE_PARM_DESC(conn_hash_bits,
 
 static struct kmem_cache *klb_conn_cache;
 
-static u32 klb_tuple_hash(const struct klb_conn_table *t, u16 family,
-			  u8 proto, const struct klb_tuple *tp)
+static u32 klb_flow_hash(const struct klb_conn_table *t,
+			 const struct klb_flow *f)
 {
-	u32 ports = (__force u32)tp->sport << 16 | (__force u32)tp->dport;
+	u32 ports = (__force u32)f->sport << 16 | (__force u32)f->dport;
 
-	if (family == AF_INET)
-		return jhash_3words((__force u32)tp->saddr.ip,
-				    (__force u32)tp->daddr.ip, ports,
-				    t->seed ^ proto);
-	return jhash2((const u32 *)&tp->saddr.in6, 4,
-		      jhash2((const u32 *)&tp->daddr.in6, 4,
-			     t->seed ^ ports ^ proto));
+	if (f->family == AF_INET)
+		return jhash_3words((__force u32)f->saddr.ip,
+				    (__force u32)f->daddr.ip, ports,
+				    t->seed ^ f->proto);
+	return jhash2((const u32 *)&f->saddr.in6, 4,
+		      jhash2((const u32 *)&f->daddr.in6, 4,
+			     t->seed ^ ports ^ f->proto));
 }
 
-static bool klb_tuple_equal(const struct klb_tuple *a,
-			    const struct klb_tuple *b, u16 family)
+static bool klb_flow_equal(const struct klb_flow *a, const struct klb_flow *b)
 {
-	if (a->sport != b->sport || a->dport != b->dport)
+	if (a->sport != b->sport || a->dport != b->dport ||
+	    a->proto != b->proto || a->family != b->family)
 		return false;
-	return klb_addr_equal(family, &a->saddr, &b->saddr) &&
-	       klb_addr_equal(family, &a->daddr, &b->daddr);
+	return klb_addr_equal(a->family, &a->saddr, &b->saddr) &&
+	       klb_addr_equal(a->family, &a->daddr, &b->daddr);
 }
 
-static bool klb_hnode_match(const struct klb_conn_hnode *h, u16 family,
-			    u8 proto, const struct klb_tuple *tp,
-			    enum klb_dir dir)
+static bool klb_hnode_match(const struct klb_conn_hnode *h,
+			    const struct klb_flow *f, enum klb_dir dir)
 {
-	return h->dir == dir && h->proto == proto && h->family == family &&
-	       klb_tuple_equal(&h->tuple, tp, family);
+	return h->dir == dir && klb_flow_equal(&h->flow, f);
 }
 
-struct klb_conn *klb_conn_find(struct klb_conn_table *t, u16 family, u8 proto,
-			       const struct klb_tuple *tp, enum klb_dir dir)
+struct klb_conn *klb_conn_find(struct klb_conn_table *t,
+			       const struct klb_flow *f, enum klb_dir dir)
 {
-	u32 b = klb_tuple_hash(t, family, proto, tp) & t->mask;
+	u32 b = klb_flow_hash(t, f) & t->mask;
 	struct klb_conn_hnode *h;
 
 	hlist_for_each_entry_rcu(h, &t->buckets[b], node) {
-		if (klb_hnode_match(h, family, proto, tp, dir))
+		if (klb_hnode_match(h, f, dir))
 			return klb_hnode_conn(h);
 	}
 	return NULL;
@@ -86,14 +83,13 @@ struct klb_conn *klb_conn_find(struct klb_conn_table *t, u16 family, u8 proto,
 
 /* Same as klb_conn_find(), for a writer holding the chain's lock. */
 static struct klb_conn *klb_conn_find_locked(struct klb_conn_table *t, u32 b,
-					     u16 family, u8 proto,
-					     const struct klb_tuple *tp,
+					     const struct klb_flow *f,
 					     enum klb_dir dir)
 {
 	struct klb_conn_hnode *h;
 
 	hlist_for_each_entry(h, &t->buckets[b], node) {
-		if (klb_hnode_match(h, family, proto, tp, dir))
+		if (klb_hnode_match(h, f, dir))
 			return klb_hnode_conn(h);
 	}
 	return NULL;
@@ -218,8 +214,8 @@ static void klb_conn_gc_kick(struct klb_conn_table *t)
 }
 
 struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
-			      struct klb_backend *be, u16 family, u8 proto,
-			      const struct klb_tuple *orig)
+			      struct klb_backend *be,
+			      const struct klb_flow *orig)
 {
 	struct klb_conn_table *t = kn->conns;
 	int max = READ_ONCE(kn->sysctl.conn_max);
@@ -236,28 +232,25 @@ struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 		return ERR_PTR(-ENOMEM);
 	}
 
-	c->h[KLB_DIR_ORIG].tuple = *orig;
-	c->h[KLB_DIR_REPLY].tuple.saddr = be->addr;
-	c->h[KLB_DIR_REPLY].tuple.sport = be->port;
-	c->h[KLB_DIR_REPLY].tuple.daddr = orig->saddr;
-	c->h[KLB_DIR_REPLY].tuple.dport = orig->sport;
+	c->h[KLB_DIR_ORIG].flow = *orig;
+	klb_flow_reverse(&c->h[KLB_DIR_REPLY].flow, orig);
+	c->h[KLB_DIR_REPLY].flow.saddr = be->addr;
+	c->h[KLB_DIR_REPLY].flow.sport = be->port;
 	for (dir = 0; dir < KLB_DIR_MAX; dir++) {
-		c->h[dir].family = family;
-		c->h[dir].proto = proto;
 		c->h[dir].dir = dir;
-		c->bucket[dir] = klb_tuple_hash(t, family, proto,
-						&c->h[dir].tuple) & t->mask;
+		c->bucket[dir] = klb_flow_hash(t, &c->h[dir].flow) & t->mask;
 	}
 	spin_lock_init(&c->lock);
-	c->state = proto == IPPROTO_TCP ? KLB_CONN_SYN_SENT : KLB_CONN_UDP;
+	c->state = orig->proto == IPPROTO_TCP ? KLB_CONN_SYN_SENT :
+						KLB_CONN_UDP;
 	c->expires = jiffies + klb_conn_timeout(&kn->sysctl, c->state);
 	__set_bit(KLB_CONN_F_ACTIVE, &c->flags);
 	c->svc = svc;
 	c->be = be;
 
 	klb_conn_lock(t, c);
-	old = klb_conn_find_locked(t, c->bucket[KLB_DIR_ORIG], family, proto,
-				   orig, KLB_DIR_ORIG);
+	old = klb_conn_find_locked(t, c->bucket[KLB_DIR_ORIG], orig,
+				   KLB_DIR_ORIG);
 	if (old)
 		goto unlock_free;
 	/*
@@ -265,8 +258,8 @@ struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 	 * talks to two VIPs that map to the same backend: replies could not
 	 * be told apart, so refuse the newcomer rather than break both.
 	 */
-	if (klb_conn_find_locked(t, c->bucket[KLB_DIR_REPLY], family, proto,
-				 &c->h[KLB_DIR_REPLY].tuple, KLB_DIR_REPLY)) {
+	if (klb_conn_find_locked(t, c->bucket[KLB_DIR_REPLY],
+				 &c->h[KLB_DIR_REPLY].flow, KLB_DIR_REPLY)) {
 		old = ERR_PTR(-EADDRINUSE);
 		goto unlock_free;
 	}
@@ -334,7 +327,7 @@ void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 	 * Most segments of an established connection change nothing but
 	 * the timer: only take the lock when the state may move.
 	 */
-	if (c->h[0].proto == IPPROTO_TCP &&
+	if (c->h[0].flow.proto == IPPROTO_TCP &&
 	    ((tcpflags & (KLB_TCP_SYN | KLB_TCP_FIN | KLB_TCP_RST)) ||
 	     state == KLB_CONN_SYN_SENT || state == KLB_CONN_SYN_RECV)) {
 		spin_lock(&c->lock);
@@ -454,15 +447,15 @@ void klb_conn_backend_removed(struct klb_net *kn, struct klb_backend *be)
 static void klb_conn_fill_info(const struct klb_conn *c,
 			       struct klb_conn_info *ci)
 {
-	const struct klb_tuple *o = &c->h[KLB_DIR_ORIG].tuple;
-	const struct klb_tuple *r = &c->h[KLB_DIR_REPLY].tuple;
+	const struct klb_flow *o = &c->h[KLB_DIR_ORIG].flow;
+	const struct klb_flow *r = &c->h[KLB_DIR_REPLY].flow;
 	unsigned long expires = READ_ONCE(c->expires);
 	unsigned long now = jiffies;
 
 	memset(ci, 0, sizeof(*ci));
 	ci->svc = c->svc;
-	ci->family = c->h[0].family;
-	ci->proto = c->h[0].proto;
+	ci->family = o->family;
+	ci->proto = o->proto;
 	ci->state = READ_ONCE(c->state);
 	ci->caddr = o->saddr;
 	ci->cport = o->sport;

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The whole configuration at once: FLUSH, RESTORE and the netns teardown.
+ *
+ * A restore builds the new pools and services off to the side (struct
+ * klb_staged), with the very code and checks of the single-object commands
+ * but against the staged lists, and only when all of it is valid swaps it
+ * in. On any error the staged objects are freed and nothing changed. The
+ * swap hashes the new services first, ahead of the old ones, so each
+ * virtual address goes from the old service to the new one without a
+ * moment with neither.
+ *
+ * Staged http and tls services (with their rules, which name staged pools)
+ * open their listeners before the swap, next to the old ones (the engine
+ * uses SO_REUSEPORT), because opening a socket can fail and the swap must
+ * not; the old services then close theirs as they are destroyed.
+ */
+#include "config/pool.h"
+#include "config/restore.h"
+#include "config/service.h"
+#include "l4/vip.h"
+
+static void klb_pools_destroy(struct klb_net *kn, struct list_head *pools,
+			      bool live)
+{
+	struct klb_pool *pool, *tmp;
+
+	list_for_each_entry_safe(pool, tmp, pools, node) {
+		list_del(&pool->node);
+		klb_pool_destroy(kn, pool, live);
+	}
+}
+
+/* Services first: a pool cannot go while a service uses it. */
+static void klb_config_clear(struct klb_net *kn, bool live)
+{
+	LIST_HEAD(services);
+
+	klb_assert_locked(kn);
+
+	list_splice_init(&kn->services, &services);
+	kn->nservices = 0;
+	klb_services_destroy(kn, &services, live);
+	klb_pools_destroy(kn, &kn->pools, live);
+	kn->npools = 0;
+}
+
+void klb_config_flush(struct klb_net *kn)
+{
+	klb_config_clear(kn, true);
+	klb_hooks_sync(kn, 0);
+	klb_config_changed(kn);
+}
+
+void klb_config_net_exit(struct klb_net *kn)
+{
+	klb_config_clear(kn, false);
+}
+
+void klb_staged_init(struct klb_staged *st)
+{
+	INIT_LIST_HEAD(&st->pools);
+	INIT_LIST_HEAD(&st->services);
+}
+
+/*
+ * Tear down what was staged. @started: a staged listener was opened (or
+ * tried to be), so a client may have reached a staged service: tear down
+ * as live, so that the engine lets go of the staged backends too.
+ */
+static void klb_staged_destroy(struct klb_net *kn, struct klb_staged *st,
+			       bool started)
+{
+	klb_services_destroy(kn, &st->services, started);
+	klb_pools_destroy(kn, &st->pools, started);
+}
+
+void klb_staged_abort(struct klb_net *kn, struct klb_staged *st)
+{
+	klb_assert_locked(kn);
+	klb_staged_destroy(kn, st, false);
+}
+
+static void klb_staged_swap(struct klb_net *kn, struct klb_staged *st)
+{
+	struct klb_service *svc;
+	struct list_head *p;
+	u32 npools = 0, nservices = 0;
+
+	list_for_each_entry(svc, &st->services, node) {
+		klb_vip_hash(kn, svc);
+		nservices++;
+	}
+	list_for_each(p, &st->pools)
+		npools++;
+
+	klb_config_clear(kn, true);
+	list_splice_tail_init(&st->pools, &kn->pools);
+	list_splice_tail_init(&st->services, &kn->services);
+	kn->npools = npools;
+	kn->nservices = nservices;
+	klb_hooks_sync(kn, nservices);	/* unregistering cannot fail */
+	klb_config_changed(kn);
+}
+
+/*
+ * Open the listeners of the staged http and tls services. *@started: one
+ * was opened, or tried to.
+ */
+static int klb_staged_start(struct klb_net *kn, struct klb_staged *st,
+			    bool *started, struct netlink_ext_ack *extack)
+{
+	struct klb_service *svc;
+	int err;
+
+	list_for_each_entry(svc, &st->services, node) {
+		*started |= svc->mode != KLB_MODE_NAT;
+		err = klb_service_start(kn, svc, extack);
+		if (err) {
+			klb_err_prefix(extack, "service %s: ", svc->name);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
+		      struct netlink_ext_ack *extack)
+{
+	bool started = false;
+	int err;
+
+	klb_assert_locked(kn);
+
+	err = klb_staged_start(kn, st, &started, extack);
+	if (err)
+		goto err_staged;
+	/* The only step of the swap that can fail: do it before the swap. */
+	err = klb_hooks_sync(kn, kn->nservices + !list_empty(&st->services));
+	if (err) {
+		klb_err(extack, NULL, "cannot register netfilter hooks");
+		goto err_staged;
+	}
+	klb_staged_swap(kn, st);
+	return 0;
+
+err_staged:
+	/* Stops the services that were started. */
+	klb_staged_destroy(kn, st, started);
+	return err;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ICMP errors that belong to a connection (icmp.c); called by the hooks. */
+#ifndef _KLB_L4_ICMP_H
+#define _KLB_L4_ICMP_H
+
+#include "l4/pkt.h"
+
+struct klb_net;
+
+/* An error to a VIP (request hooks), about a packet the VIP sent. */
+unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
+			      const struct klb_pkt *p);
+/* An error from a backend's side (reply hooks), about a packet to it. */
+unsigned int klb_icmp_reply(struct klb_net *kn, struct sk_buff *skb,
+			    const struct klb_pkt *p);
+
+#endif /* _KLB_L4_ICMP_H */

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FLUSH and RESTORE: the whole configuration at once. A restore's config
+ * nest is parsed into a staged configuration (config/restore.c), which is
+ * swapped in only if all of it is valid.
+ */
+#include "config/restore.h"
+#include "netlink/cmds.h"
+#include "netlink/parse.h"
+
+int klb_nl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	klb_config_flush(klb_nl_net(info));
+	return 0;
+}
+
+/*
+ * Say which object of the config was refused ("service web: pool nope does
+ * not exist"), unless the message already starts by naming it.
+ */
+static void klb_restore_blame(struct netlink_ext_ack *extack,
+			      const struct nlattr *nest, int type,
+			      const char *what)
+{
+	const struct nlattr *attr = nla_find_nested(nest, type);
+	char prefix[KLB_NAME_MAX + 16];
+	const char *name;
+
+	if (!extack || !extack->_msg || !attr)
+		return;
+	name = nla_data(attr);
+	if (strnlen(name, nla_len(attr)) >= KLB_NAME_MAX)
+		return;
+	snprintf(prefix, sizeof(prefix), "%s %s ", what, name);
+	if (!strncmp(extack->_msg, prefix, strlen(prefix)))
+		return;
+	klb_err_prefix(extack, "%s %s: ", what, name);
+}
+
+static int klb_restore_stage(struct klb_net *kn, const struct nlattr *config,
+			     struct klb_staged *st,
+			     struct netlink_ext_ack *extack)
+{
+	struct klb_service_cfg cfg;
+	struct klb_service *svc;
+	struct klb_pool *pool;
+	struct nlattr *attr;
+	int err, rem;
+
+	/* Pools first, wherever they are: services refer to them by name. */
+	nla_for_each_nested(attr, config, rem) {
+		if (nla_type(attr) != KLB_CONFIG_A_POOL)
+			continue;
+		pool = klb_nl_pool_build(kn, &st->pools, attr, extack);
+		if (IS_ERR(pool)) {
+			klb_restore_blame(extack, attr, KLB_POOL_A_NAME,
+					  "pool");
+			return PTR_ERR(pool);
+		}
+		list_add_tail(&pool->node, &st->pools);
+	}
+	nla_for_each_nested(attr, config, rem) {
+		if (nla_type(attr) != KLB_CONFIG_A_SERVICE)
+			continue;
+		err = klb_nl_parse_service(&st->pools, attr, &cfg, extack);
+		if (!err) {
+			svc = klb_service_create(kn, &st->pools, &st->services,
+						 &cfg, extack);
+			err = PTR_ERR_OR_ZERO(svc);
+		}
+		if (err) {
+			klb_restore_blame(extack, attr, KLB_SERVICE_A_NAME,
+					  "service");
+			return err;
+		}
+		list_add_tail(&svc->node, &st->services);
+	}
+	return 0;
+}
+
+int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
+{
+	struct klb_net *kn = klb_nl_net(info);
+	struct klb_staged st;
+	int err;
+
+	if (klb_nl_missing(info->extack, NULL, info->attrs, KLB_A_CONFIG,
+			   "config"))
+		return -EINVAL;
+	klb_staged_init(&st);
+	err = klb_restore_stage(kn, info->attrs[KLB_A_CONFIG], &st,
+				info->extack);
+	if (err) {
+		klb_staged_abort(kn, &st);
+		return err;
+	}
+	return klb_staged_commit(kn, &st, info->extack);
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/* POOL_* and BACKEND_*: one pool, or one backend of a pool. */
+#include "netlink/cmds.h"
+#include "netlink/parse.h"
+#include "netlink/policy.h"
+
+/* The existing pool named in @tb (of the request's KLB_A_POOL). */
+static struct klb_pool *klb_nl_pool(struct klb_net *kn, struct genl_info *info,
+				    struct nlattr **tb)
+{
+	struct klb_pool *pool;
+	const char *name;
+	int err;
+
+	err = klb_nl_req_name(info->attrs[KLB_A_POOL], tb, KLB_POOL_A_NAME,
+			      "pool", &name, info->extack);
+	if (err)
+		return ERR_PTR(err);
+	pool = klb_pool_find(&kn->pools, name);
+	if (!pool) {
+		klb_err(info->extack, tb[KLB_POOL_A_NAME],
+			"pool %s does not exist", name);
+		return ERR_PTR(-ENOENT);
+	}
+	return pool;
+}
+
+/* Parse KLB_A_POOL into @tb and find the pool it names. */
+static struct klb_pool *klb_nl_pool_req(struct klb_net *kn,
+					struct genl_info *info,
+					struct nlattr **tb)
+{
+	int err;
+
+	err = klb_nl_nest(info, KLB_A_POOL, "pool attributes", tb,
+			  KLB_POOL_A_MAX, klb_pool_policy);
+	if (err)
+		return ERR_PTR(err);
+	return klb_nl_pool(kn, info, tb);
+}
+
+int klb_nl_pool_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct klb_net *kn = klb_nl_net(info);
+	struct klb_pool *pool;
+
+	if (klb_nl_missing(info->extack, NULL, info->attrs, KLB_A_POOL,
+			   "pool attributes"))
+		return -EINVAL;
+	pool = klb_nl_pool_build(kn, &kn->pools, info->attrs[KLB_A_POOL],
+				 info->extack);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	klb_pool_add(kn, pool);
+	klb_config_changed(kn);
+	return 0;
+}
+
+int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct klb_net *kn = klb_nl_net(info);
+	struct nlattr *tb[KLB_POOL_A_MAX + 1];
+	struct klb_pool *pool;
+	int err;
+
+	pool = klb_nl_pool_req(kn, info, tb);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	if (klb_nl_missing(info->extack, info->attrs[KLB_A_POOL], tb,
+			   KLB_POOL_A_SCHED, "pool scheduler"))
+		return -EINVAL;
+	/* The policy checked the range. */
+	err = klb_pool_set_sched(kn, pool, nla_get_u8(tb[KLB_POOL_A_SCHED]));
+	if (!err)
+		klb_config_changed(kn);
+	return err;
+}
+
+int klb_nl_pool_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct klb_net *kn = klb_nl_net(info);
+	struct nlattr *tb[KLB_POOL_A_MAX + 1];
+	struct klb_pool *pool;
+	int err;
+
+	pool = klb_nl_pool_req(kn, info, tb);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	err = klb_pool_del(kn, pool, info->extack);
+	if (!err)
+		klb_config_changed(kn);
+	return err;
+}
+
+int klb_nl_pool_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct klb_net *kn = klb_nl_net(info);
+	struct nlattr *tb[KLB_POOL_A_MAX + 1];
+	struct klb_pool *pool;
+
+	pool = klb_nl_pool_req(kn, info, tb);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	return klb_nl_pool_get_one(kn, pool, info);
+}
+
+typedef int (*klb_backend_op_t)(struct klb_net *kn, struct klb_pool *pool,
+				const struct klb_backend_cfg *cfg,
+				struct netlink_ext_ack *extack);
+
+/* BACKEND_NEW, _SET and _DEL: a pool name and one backend nest. */
+static int klb_nl_backend(struct genl_info *info, klb_backend_op_t op)
+{
+	struct klb_net *kn = klb_nl_net(info);
+	struct nlattr *tb[KLB_POOL_A_MAX + 1];
+	struct klb_backend_cfg cfg;
+	struct klb_pool *pool;
+	int err;
+
+	err = klb_nl_nest(info, KLB_A_POOL, "pool attributes", tb,
+			  KLB_POOL_A_MAX, klb_pool_policy);
+	if (err)
+		return err;
+	if (klb_nl_missing(info->extack, info->attrs[KLB_A_POOL], tb,
+			   KLB_POOL_A_BACKEND, "backend attributes"))
+		return -EINVAL;
+	err = klb_nl_parse_backend(tb[KLB_POOL_A_BACKEND], &cfg, info->extack);
+	if (err)
+		return err;
+	pool = klb_nl_pool(kn, info, tb);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	err = op(kn, pool, &cfg, info->extack);
+	if (!err)
+		klb_config_changed(kn);
+	return err;
+}
+
+int klb_nl_backend_new(struct sk_buff *skb, struct genl_info *info)
+{
+	return klb_nl_backend(info, klb_backend_add);
+}
+
+int klb_nl_backend_set(struct sk_buff *skb, struct genl_info *info)
+{
+	return klb_nl_backend(info, klb_backend_set);
+}
+
+int klb_nl_backend_del(struct sk_buff *skb, struct genl_info *info)
+{
+	return klb_nl_backend(info, klb_backend_del);
+}

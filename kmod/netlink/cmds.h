@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The handlers of the klb family's commands (cmd_*.c, dump.c), for the ops
+ * table in family.c.
+ *
+ * Every doit runs with its namespace's kn->lock held: the family's
+ * pre_doit takes it and post_doit drops it, so a handler only parses,
+ * looks up, changes and, on success, bumps the generation. Dumps take the
+ * lock per callback themselves.
+ */
+#ifndef _KLB_NETLINK_CMDS_H
+#define _KLB_NETLINK_CMDS_H
+
+#include <net/genetlink.h>
+
+#include "klb.h"
+
+extern struct genl_family klb_genl_family;
+
+/* The namespace of a doit request, whose lock pre_doit took. */
+static inline struct klb_net *klb_nl_net(struct genl_info *info)
+{
+	struct klb_net *kn = info->user_ptr[0];
+
+	klb_assert_locked(kn);
+	return kn;
+}
+
+/* cmd_pool.c */
+int klb_nl_pool_new(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_pool_del(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_pool_get(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_backend_new(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_backend_set(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_backend_del(struct sk_buff *skb, struct genl_info *info);
+
+/* cmd_service.c */
+int klb_nl_service_new(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_service_del(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_service_get(struct sk_buff *skb, struct genl_info *info);
+
+/* cmd_rule.c */
+int klb_nl_rule_new(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_rule_del(struct sk_buff *skb, struct genl_info *info);
+
+/* cmd_config.c */
+int klb_nl_flush(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_restore(struct sk_buff *skb, struct genl_info *info);
+
+/* dump.c: replies to GET and the dumps */
+int klb_nl_pool_get_one(struct klb_net *kn, struct klb_pool *pool,
+			struct genl_info *info);
+int klb_nl_pool_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
+			   struct genl_info *info);
+int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int klb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb);
+
+#endif /* _KLB_NETLINK_CMDS_H */

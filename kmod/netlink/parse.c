@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Requests into the config layer's structs: names, addresses, ports,
+ * backends, pools and services. The policies (policy.c) have checked
+ * types, lengths and ranges already; this checks the rest and says what
+ * was wrong. Nothing here changes any state.
+ */
+#include <linux/ctype.h>
+#include <linux/in.h>
+#include <net/ipv6.h>
+
+#include "netlink/parse.h"
+#include "netlink/policy.h"
+
+/* Report a missing attribute the way the core does, plus a message. */
+bool klb_nl_missing(struct netlink_ext_ack *extack, const struct nlattr *nest,
+		    struct nlattr **tb, int type, const char *what)
+{
+	if (!NL_REQ_ATTR_CHECK(extack, nest, tb, type))
+		return false;
+	klb_err(extack, NULL, "missing %s", what);
+	return true;
+}
+
+int klb_nl_name(const struct nlattr *attr, const char *what,
+		const char **name, struct netlink_ext_ack *extack)
+{
+	const char *s = nla_data(attr);
+	size_t len = strlen(s);	/* the policy ensured a NUL and the length */
+	size_t i;
+
+	if (!len) {
+		klb_err(extack, attr, "%s name is empty", what);
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if (!isascii(s[i]) || (!isalnum(s[i]) && !strchr("_.-", s[i]))) {
+			klb_err(extack, attr,
+				"%s name may only contain A-Z a-z 0-9 _ . -",
+				what);
+			return -EINVAL;
+		}
+	}
+	*name = s;
+	return 0;
+}
+
+/* A required name attribute in @tb. */
+int klb_nl_req_name(const struct nlattr *nest, struct nlattr **tb, int type,
+		    const char *what, const char **name,
+		    struct netlink_ext_ack *extack)
+{
+	char miss[24];
+
+	snprintf(miss, sizeof(miss), "%s name", what);
+	if (klb_nl_missing(extack, nest, tb, type, miss))
+		return -EINVAL;
+	return klb_nl_name(tb[type], what, name, extack);
+}
+
+/* Exactly one of @a4, @a6: a unicast address. */
+static int klb_nl_addr(const struct nlattr *nest, struct nlattr **tb,
+		       int t4, int t6, const char *what, u16 *family,
+		       union nf_inet_addr *addr, struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a4 = tb[t4], *a6 = tb[t6];
+
+	memset(addr, 0, sizeof(*addr));
+	if (a4 && a6) {
+		klb_err(extack, a6, "%s has both an IPv4 and an IPv6 address",
+			what);
+		return -EINVAL;
+	}
+	if (!a4 && !a6) {
+		NL_SET_ERR_ATTR_MISS(extack, nest, t4);
+		klb_err(extack, NULL, "missing %s address", what);
+		return -EINVAL;
+	}
+	if (a4) {
+		*family = AF_INET;
+		addr->ip = nla_get_in_addr(a4);
+		if (ipv4_is_zeronet(addr->ip) || ipv4_is_multicast(addr->ip) ||
+		    ipv4_is_lbcast(addr->ip)) {
+			klb_err(extack, a4, "%s address %pI4 is not unicast",
+				what, &addr->ip);
+			return -EINVAL;
+		}
+	} else {
+		*family = AF_INET6;
+		addr->in6 = nla_get_in6_addr(a6);
+		if (ipv6_addr_any(&addr->in6) ||
+		    ipv6_addr_is_multicast(&addr->in6)) {
+			klb_err(extack, a6, "%s address %pI6c is not unicast",
+				what, &addr->in6);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int klb_nl_port(const struct nlattr *nest, struct nlattr **tb,
+		       int type, const char *what, __be16 *port,
+		       struct netlink_ext_ack *extack)
+{
+	char miss[24];
+
+	snprintf(miss, sizeof(miss), "%s port", what);
+	if (klb_nl_missing(extack, nest, tb, type, miss))
+		return -EINVAL;
+	*port = htons(nla_get_u16(tb[type]));	/* the policy refused 0 */
+	return 0;
+}
+
+int klb_nl_parse_backend(const struct nlattr *nest,
+			 struct klb_backend_cfg *cfg,
+			 struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[KLB_BACKEND_A_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, KLB_BACKEND_A_MAX, nest, klb_backend_policy,
+			       extack);
+	if (err)
+		return err;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->attr = nest;
+	err = klb_nl_addr(nest, tb, KLB_BACKEND_A_ADDR4, KLB_BACKEND_A_ADDR6,
+			  "backend", &cfg->family, &cfg->addr, extack);
+	if (err)
+		return err;
+	err = klb_nl_port(nest, tb, KLB_BACKEND_A_PORT, "backend", &cfg->port,
+			  extack);
+	if (err)
+		return err;
+	/* Ranges: the policy. */
+	if (tb[KLB_BACKEND_A_WEIGHT]) {
+		cfg->weight = nla_get_u32(tb[KLB_BACKEND_A_WEIGHT]);
+		cfg->has_weight = true;
+	}
+	if (tb[KLB_BACKEND_A_STATE]) {
+		cfg->state = nla_get_u8(tb[KLB_BACKEND_A_STATE]);
+		cfg->has_state = true;
+	}
+	return 0;
+}
+
+static const char *klb_mode_name(u8 mode)
+{
+	switch (mode) {
+	case KLB_MODE_NAT:
+		return "nat";
+	case KLB_MODE_HTTP:
+		return "http";
+	case KLB_MODE_TLS:
+		return "tls";
+	}
+	return "?";
+}
+
+/* PROXY protocol version 2 only (v1 is text, v2 carries the same). */
+int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,
+			  struct netlink_ext_ack *extack)
+{
+	*pp = nla_get_u8(attr);
+	if (*pp == 1) {	/* the policy refused above 2 */
+		klb_err(extack, attr,
+			"proxy protocol version %u not supported (0: none, 2)",
+			*pp);
+		return -EINVAL;
+	}
+	/* tls relays bytes unchanged and nat rewrites packets: no header. */
+	if (*pp && mode != KLB_MODE_HTTP) {
+		klb_err(extack, attr, "proxy protocol needs mode http");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A new pool from a KLB_A_POOL or KLB_CONFIG_A_POOL nest: NAME, [SCHED],
+ * [BACKENDS]. Checked against @pools (live or staged), returned unlinked.
+ */
+struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
+				   struct list_head *pools,
+				   const struct nlattr *nest,
+				   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[KLB_POOL_A_MAX + 1];
+	struct klb_backend_cfg cfg;
+	u8 sched = KLB_SCHED_WRR;
+	struct klb_pool *pool;
+	const char *name;
+	struct nlattr *attr;
+	int err, rem;
+
+	err = nla_parse_nested(tb, KLB_POOL_A_MAX, nest, klb_pool_policy,
+			       extack);
+	if (err)
+		return ERR_PTR(err);
+	err = klb_nl_req_name(nest, tb, KLB_POOL_A_NAME, "pool", &name, extack);
+	if (err)
+		return ERR_PTR(err);
+	if (tb[KLB_POOL_A_SCHED])
+		sched = nla_get_u8(tb[KLB_POOL_A_SCHED]);	/* range: policy */
+	if (klb_pool_find(pools, name)) {
+		klb_err(extack, tb[KLB_POOL_A_NAME], "pool %s already exists",
+			name);
+		return ERR_PTR(-EEXIST);
+	}
+
+	pool = klb_pool_create(kn, name, sched);
+	if (IS_ERR(pool))
+		return pool;
+	if (tb[KLB_POOL_A_BACKENDS]) {
+		nla_for_each_nested(attr, tb[KLB_POOL_A_BACKENDS], rem) {
+			err = klb_nl_parse_backend(attr, &cfg, extack);
+			if (err)
+				goto err_pool;
+			err = klb_backend_append(kn, pool, &cfg, extack);
+			if (err)
+				goto err_pool;
+		}
+		err = klb_pool_publish(kn, pool);
+		if (err)
+			goto err_pool;
+	}
+	return pool;
+
+err_pool:
+	klb_pool_destroy(kn, pool, false);
+	return ERR_PTR(err);
+}
+
+/*
+ * KLB_A_SERVICE or KLB_CONFIG_A_SERVICE: every attribute is required but
+ * PROXY_PROTOCOL and RULES. The rules' pools are looked up in @pools (live
+ * or staged): kn->lock held. On success cfg->rules, if set, must go to
+ * klb_service_create() or klb_service_add(), which take it over.
+ */
+int klb_nl_parse_service(struct list_head *pools, const struct nlattr *nest,
+			 struct klb_service_cfg *cfg,
+			 struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[KLB_SERVICE_A_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, KLB_SERVICE_A_MAX, nest, klb_service_policy,
+			       extack);
+	if (err)
+		return err;
+
+	memset(cfg, 0, sizeof(*cfg));
+	err = klb_nl_req_name(nest, tb, KLB_SERVICE_A_NAME, "service",
+			      &cfg->name, extack);
+	if (err)
+		return err;
+	err = klb_nl_addr(nest, tb, KLB_SERVICE_A_ADDR4, KLB_SERVICE_A_ADDR6,
+			  "service", &cfg->family, &cfg->addr, extack);
+	if (err)
+		return err;
+	err = klb_nl_port(nest, tb, KLB_SERVICE_A_PORT, "service", &cfg->port,
+			  extack);
+	if (err)
+		return err;
+
+	if (klb_nl_missing(extack, nest, tb, KLB_SERVICE_A_PROTO,
+			   "service protocol"))
+		return -EINVAL;
+	cfg->proto = nla_get_u8(tb[KLB_SERVICE_A_PROTO]);
+	if (cfg->proto != IPPROTO_TCP && cfg->proto != IPPROTO_UDP) {
+		klb_err(extack, tb[KLB_SERVICE_A_PROTO],
+			"unsupported protocol %u (tcp or udp)", cfg->proto);
+		return -EPROTONOSUPPORT;
+	}
+
+	if (klb_nl_missing(extack, nest, tb, KLB_SERVICE_A_MODE,
+			   "service mode"))
+		return -EINVAL;
+	cfg->mode = nla_get_u8(tb[KLB_SERVICE_A_MODE]);	/* range: policy */
+	/* The L7 engine terminates TCP connections; UDP has none. */
+	if (cfg->mode != KLB_MODE_NAT && cfg->proto != IPPROTO_TCP) {
+		klb_err(extack, tb[KLB_SERVICE_A_MODE],
+			"mode %s needs proto tcp", klb_mode_name(cfg->mode));
+		return -EINVAL;
+	}
+	if (tb[KLB_SERVICE_A_PROXY_PROTOCOL]) {
+		err = klb_nl_proxy_protocol(tb[KLB_SERVICE_A_PROXY_PROTOCOL],
+					    cfg->mode, &cfg->proxy_protocol,
+					    extack);
+		if (err)
+			return err;
+	}
+	if (tb[KLB_SERVICE_A_RULES] && cfg->mode == KLB_MODE_NAT &&
+	    nla_len(tb[KLB_SERVICE_A_RULES])) {
+		klb_err(extack, tb[KLB_SERVICE_A_RULES],
+			"rules need mode http or tls");
+		return -EINVAL;
+	}
+
+	err = klb_nl_req_name(nest, tb, KLB_SERVICE_A_POOL, "pool", &cfg->pool,
+			      extack);
+	if (err)
+		return err;
+	cfg->pool_attr = tb[KLB_SERVICE_A_POOL];
+	if (tb[KLB_SERVICE_A_RULES]) {
+		err = klb_nl_rules_build(pools, cfg, tb[KLB_SERVICE_A_RULES],
+					 &cfg->rules, extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Parse the top-level nest @type of a request into @tb. */
+int klb_nl_nest(struct genl_info *info, int type, const char *what,
+		struct nlattr **tb, int maxtype, const struct nla_policy *policy)
+{
+	if (klb_nl_missing(info->extack, NULL, info->attrs, type, what))
+		return -EINVAL;
+	return nla_parse_nested(tb, maxtype, info->attrs[type], policy,
+				info->extack);
+}

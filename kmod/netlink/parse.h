@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Requests into the config layer's structs (parse.c, rules.c): what the
+ * policies cannot check is checked here, and each refusal says what was
+ * wrong with klb_err(). Nothing here changes any state.
+ */
+#ifndef _KLB_NETLINK_PARSE_H
+#define _KLB_NETLINK_PARSE_H
+
+#include <net/genetlink.h>
+
+#include "config/pool.h"
+#include "config/rule.h"
+#include "config/service.h"
+
+/* @type is missing from @tb (of @nest, NULL: top level): say so. */
+bool klb_nl_missing(struct netlink_ext_ack *extack, const struct nlattr *nest,
+		    struct nlattr **tb, int type, const char *what);
+/* A name (of a @what: "pool", "service"): non-empty, [A-Za-z0-9_.-]. */
+int klb_nl_name(const struct nlattr *attr, const char *what,
+		const char **name, struct netlink_ext_ack *extack);
+int klb_nl_req_name(const struct nlattr *nest, struct nlattr **tb, int type,
+		    const char *what, const char **name,
+		    struct netlink_ext_ack *extack);
+int klb_nl_parse_backend(const struct nlattr *nest,
+			 struct klb_backend_cfg *cfg,
+			 struct netlink_ext_ack *extack);
+int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,
+			  struct netlink_ext_ack *extack);
+/*
+ * A new pool from a KLB_A_POOL or KLB_CONFIG_A_POOL nest: NAME, [SCHED],
+ * [BACKENDS]. Checked against @pools (live or staged), returned unlinked.
+ */
+struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
+				   struct list_head *pools,
+				   const struct nlattr *nest,
+				   struct netlink_ext_ack *extack);
+int klb_nl_parse_service(struct list_head *pools, const struct nlattr *nest,
+			 struct klb_service_cfg *cfg,
+			 struct netlink_ext_ack *extack);
+/* rules.c */
+int klb_nl_rule_fill(struct nlattr **tb, const struct nlattr *nest, u8 mode,
+		     struct list_head *pools, struct klb_rule_entry *e,
+		     struct netlink_ext_ack *extack);
+int klb_nl_rules_build(struct list_head *pools,
+		       const struct klb_service_cfg *cfg,
+		       const struct nlattr *nest, struct klb_rule_set **setp,
+		       struct netlink_ext_ack *extack);
+/* The top-level nest @type of a request, parsed into @tb. */
+int klb_nl_nest(struct genl_info *info, int type, const char *what,
+		struct nlattr **tb, int maxtype, const struct nla_policy *policy);
+
+#endif /* _KLB_NETLINK_PARSE_H */

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attribute policies of the klb family. The core validates against them
+ * strictly before a handler runs: types, exact address lengths, string
+ * caps and value ranges; unknown attributes, attributes a command does
+ * not take and output-only ones are refused, with an extack message that
+ * points at the attribute (and, for a range, says the range). What a
+ * policy cannot express (the characters of a name, unicast addresses,
+ * combinations of attributes) is checked in parse.c.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+
+#include "netlink/policy.h"
+#include "l7/parse/rule_match.h"
+
+/*
+ * 0..KLB_WEIGHT_MAX does not fit the policy's 16-bit inline bounds. (Not
+ * const: before 6.2 the policy points at a mutable range.)
+ */
+static struct netlink_range_validation klb_weight_range __ro_after_init = {
+	.max = KLB_WEIGHT_MAX,
+};
+
+const struct nla_policy klb_backend_policy[KLB_BACKEND_A_MAX + 1] = {
+	[KLB_BACKEND_A_ADDR4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr)),
+	[KLB_BACKEND_A_ADDR6]	= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[KLB_BACKEND_A_PORT]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[KLB_BACKEND_A_WEIGHT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &klb_weight_range),
+	[KLB_BACKEND_A_STATE]	= NLA_POLICY_MAX(NLA_U8, KLB_BACKEND_STATE_MAX),
+	[KLB_BACKEND_A_STATS]	= { .type = NLA_REJECT,
+				    .reject_message = "backend stats are output only" },
+};
+
+/* KLB_POOL_A_BACKENDS: a list of KLB_POOL_A_BACKEND nests. */
+static const struct nla_policy klb_backends_policy[KLB_POOL_A_BACKEND + 1] = {
+	[KLB_POOL_A_BACKEND]	= NLA_POLICY_NESTED(klb_backend_policy),
+};
+
+const struct nla_policy klb_pool_policy[KLB_POOL_A_MAX + 1] = {
+	[KLB_POOL_A_NAME]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
+	[KLB_POOL_A_SCHED]	= NLA_POLICY_MAX(NLA_U8, KLB_SCHED_MAX),
+	[KLB_POOL_A_BACKEND]	= NLA_POLICY_NESTED(klb_backend_policy),
+	[KLB_POOL_A_BACKENDS]	= NLA_POLICY_NESTED(klb_backends_policy),
+};
+
+const struct nla_policy klb_rule_policy[KLB_RULE_A_MAX + 1] = {
+	[KLB_RULE_A_SERVICE]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
+	[KLB_RULE_A_INDEX]	= { .type = NLA_U32 },
+	[KLB_RULE_A_HOST]	= { .type = NLA_NUL_STRING, .len = KLB_RULE_NAME_LEN },
+	[KLB_RULE_A_PATH]	= { .type = NLA_NUL_STRING, .len = KLB_RULE_PATH_MAX - 1 },
+	[KLB_RULE_A_HEADER_NAME] = { .type = NLA_NUL_STRING, .len = KLB_RULE_HNAME_MAX - 1 },
+	[KLB_RULE_A_HEADER_VALUE] = { .type = NLA_NUL_STRING, .len = KLB_RULE_HVALUE_MAX - 1 },
+	[KLB_RULE_A_METHOD]	= { .type = NLA_NUL_STRING, .len = KLB_RULE_METHOD_MAX - 1 },
+	[KLB_RULE_A_SNI]	= { .type = NLA_NUL_STRING, .len = KLB_RULE_NAME_LEN },
+	[KLB_RULE_A_POOL]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
+};
+
+/* KLB_SERVICE_A_RULES: a list of KLB_RULES_A_RULE nests, in order. */
+static const struct nla_policy klb_rules_policy[KLB_RULES_A_MAX + 1] = {
+	[KLB_RULES_A_RULE]	= NLA_POLICY_NESTED(klb_rule_policy),
+};
+
+const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
+	[KLB_SERVICE_A_NAME]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
+	[KLB_SERVICE_A_ADDR4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr)),
+	[KLB_SERVICE_A_ADDR6]	= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+	[KLB_SERVICE_A_PORT]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[KLB_SERVICE_A_PROTO]	= { .type = NLA_U8 },
+	[KLB_SERVICE_A_MODE]	= NLA_POLICY_MAX(NLA_U8, KLB_MODE_MAX),
+	[KLB_SERVICE_A_POOL]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
+	[KLB_SERVICE_A_STATS]	= { .type = NLA_REJECT,
+				    .reject_message = "service stats are output only" },
+	[KLB_SERVICE_A_PROXY_PROTOCOL] = NLA_POLICY_MAX(NLA_U8, 2),
+	[KLB_SERVICE_A_RULES]	= NLA_POLICY_NESTED(klb_rules_policy),
+	[KLB_SERVICE_A_NRULES]	= { .type = NLA_REJECT,
+				    .reject_message = "service nrules is output only" },
+};
+
+static const struct nla_policy klb_config_policy[KLB_CONFIG_A_MAX + 1] = {
+	[KLB_CONFIG_A_POOL]	= NLA_POLICY_NESTED(klb_pool_policy),
+	[KLB_CONFIG_A_SERVICE]	= NLA_POLICY_NESTED(klb_service_policy),
+};
+
+/* POOL_* and BACKEND_* take a pool nest (with a backend nest inside). */
+const struct nla_policy klb_pool_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_POOL]		= NLA_POLICY_NESTED(klb_pool_policy),
+};
+
+const struct nla_policy klb_service_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_SERVICE]		= NLA_POLICY_NESTED(klb_service_policy),
+};
+
+const struct nla_policy klb_rule_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_RULE]		= NLA_POLICY_NESTED(klb_rule_policy),
+};
+
+const struct nla_policy klb_restore_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_CONFIG]		= NLA_POLICY_NESTED(klb_config_policy),
+};
+
+/* CONN_GET may name the service whose connections to dump. */
+const struct nla_policy klb_conn_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_SERVICE]		= NLA_POLICY_NESTED(klb_service_policy),
+};
+
+/* FLUSH takes nothing: every top-level attribute is refused. */
+const struct nla_policy klb_flush_cmd_policy[KLB_A_MAX + 1] = {
+};

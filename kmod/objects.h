@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Live object accounting (objects.c). Every object klb allocates is counted
+ * while it lives, so that module unload can prove nothing leaked: Debian's
+ * kernels have no kmemleak.
+ */
+#ifndef _KLB_OBJECTS_H
+#define _KLB_OBJECTS_H
+
+#include <linux/atomic.h>
+
+enum klb_obj {
+	KLB_OBJ_POOL,
+	KLB_OBJ_BACKEND,
+	KLB_OBJ_SERVICE,
+	KLB_OBJ_SCHED_TABLE,
+	KLB_OBJ_CONN,
+	KLB_OBJ_RULE_SET,
+	KLB_OBJ_L7_LISTENER,
+	KLB_OBJ_L7_SESSION,
+	KLB_OBJ_L7_UPSTREAM,
+	KLB_OBJ__MAX
+};
+
+extern atomic_long_t klb_objects[KLB_OBJ__MAX];
+
+static inline void klb_obj_inc(enum klb_obj o)
+{
+	atomic_long_inc(&klb_objects[o]);
+}
+
+static inline void klb_obj_dec(enum klb_obj o)
+{
+	atomic_long_dec(&klb_objects[o]);
+}
+
+/* After the last RCU callback ran: WARN for each type still counted. */
+void klb_objects_check(void);
+
+#endif /* _KLB_OBJECTS_H */

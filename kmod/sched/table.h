@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Scheduler tables (table.c): what a pool's new connections are picked
+ * from. The config layer builds one on every change of a pool; the L4
+ * datapath and the L7 engine pick from it. The algorithms are pure code
+ * (sched/algo.h) that also builds in userspace.
+ */
+#ifndef _KLB_SCHED_TABLE_H
+#define _KLB_SCHED_TABLE_H
+
+#include <linux/list.h>
+
+struct klb_backend;
+struct klb_flow;
+struct klb_sched_table;
+
+/*
+ * Build the table the datapath picks from: only backends that are up and
+ * have weight > 0 are eligible. Takes a reference on each listed backend.
+ * Returns a table (possibly with no eligible backend) or ERR_PTR(-ENOMEM).
+ * Process context, called under klb_net->lock.
+ */
+struct klb_sched_table *klb_sched_table_build(u8 sched,
+					      struct list_head *backends);
+/* Free after an RCU grace period; drops the backend references. */
+void klb_sched_table_free(struct klb_sched_table *t);
+/*
+ * Pick a backend for a new connection of @flow; NULL if none is eligible.
+ * Caller holds rcu_read_lock (BH context); the result stays valid until
+ * rcu_read_unlock(); take a reference with klb_backend_get() to keep it.
+ */
+struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
+				   const struct klb_flow *flow);
+const char *klb_sched_name(u8 sched);
+
+#ifdef DEBUG
+/* selftest.c: at load, before anything is registered; false: fail it */
+bool klb_sched_selftest(void);
+#endif
+
+#endif /* _KLB_SCHED_TABLE_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* net.klb.* sysctls, one set per network namespace (sysctl.c). */
+#ifndef _KLB_SYSCTL_H
+#define _KLB_SYSCTL_H
+
+struct klb_net;
+struct ctl_table_header;
+
+/* Timeouts in seconds, sizes in bytes; the datapath reads with READ_ONCE(). */
+struct klb_sysctl {
+	int conn_max;
+	int tcp_timeout_syn;
+	int tcp_timeout_established;
+	int tcp_timeout_fin;
+	int tcp_timeout_time_wait;
+	int tcp_timeout_close;
+	int udp_timeout;
+	int expire_nodest_conn;
+	/* L7 (http, tls modes) */
+	int http_max_header_size;	/* request head over it: 431 */
+	int http_max_headers;		/* field lines over it: 431 */
+	int http_header_timeout;	/* head not complete in time: 408 */
+	int http_keepalive_timeout;	/* idle client between requests */
+	int http_response_timeout;	/* no response head in time: 504 */
+	int l7_connect_timeout;		/* backend connect */
+	int l7_idle_timeout;		/* no byte either way mid-message/relay */
+	int l7_max_conns;		/* client connections per service */
+	int l7_backend_idle_max;	/* idle keep-alive conns per backend */
+	int tls_hello_timeout;		/* ClientHello not complete in time */
+};
+
+void klb_sysctl_defaults(struct klb_sysctl *s);
+int klb_sysctl_net_init(struct klb_net *kn);
+void klb_sysctl_net_exit(struct klb_net *kn);
+
+#endif /* _KLB_SYSCTL_H */
