@@ -3,8 +3,13 @@
 # klb top-level Makefile.
 #   make            build klb.ko and klbctl
 #   make demo       build, boot the test VM, balance real traffic, show counters
-#   make check      every test: unit tests, short fuzz runs, VM selftests,
-#                   a quick benchmark pass (proves the harness, asserts nothing)
+#   make check      every test: static checks (make lint), unit tests, short
+#                   fuzz runs, VM selftests, a quick benchmark pass (proves
+#                   the harness, asserts nothing)
+#   make lint       checkpatch --strict, sparse, the netlink spec agreement
+#                   and the layer arrows (tools/layers.py)
+#   make DEBUG=1    klb.ko with load-time self-tests and lock checks
+#                   (make module-debug builds that into out/debug/)
 #   make bench      the Stingray benchmark matrix against peers (~40-60 min)
 #   make install    install klb.ko (modules_install) and klbctl
 #
@@ -18,8 +23,9 @@ DESTDIR ?=
 
 export KVER KDIR
 
-.PHONY: all module klbctl klbctl-check deps unit fuzz fuzz-short vmtest check demo \
-	bench bench-quick install clean checkpatch sparse
+.PHONY: all module module-debug klbctl klbctl-check deps unit fuzz fuzz-short \
+	vmtest check demo bench bench-quick install clean checkpatch sparse \
+	spec-check layers lint
 
 all: module klbctl
 
@@ -45,11 +51,20 @@ fuzz-short:
 fuzz:
 	$(MAKE) -C tools/testing/fuzz run-long
 
-vmtest: all
+# The DEBUG build, apart from the normal one (selftests/debug.sh runs it).
+module-debug:
+	@test -e "$(KDIR)/Makefile" || { echo "no kernel build tree at '$(KDIR)': run 'make deps' (or set KDIR)"; exit 1; }
+	rm -rf out/debug
+	mkdir -p out/debug
+	cp --parents Kbuild $$(find kmod include -name '*.[ch]') out/debug/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/out/debug DEBUG=1 modules
+
+vmtest: all module-debug
 	tools/vm/run-selftests
 
 check: deps
 	$(MAKE) all
+	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) klbctl-check
 	$(MAKE) fuzz-short
@@ -71,10 +86,25 @@ demo: deps
 	tools/vm/demo
 
 sparse:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-D__CHECK_ENDIAN__" modules
+	tools/sparse.sh
 
 checkpatch:
 	tools/checkpatch.sh
+
+# Documentation/netlink/klb.yaml, the uapi header, klbctl's attribute
+# table, selftests/klb_nl.py and the kernel's policies and ops agree.
+spec-check:
+	python3 tools/spec_check.py
+	tools/spec_check_test.sh
+
+# Which layer calls which (from the built objects); fails on a wrong arrow.
+# The second line proves the check can fail: the hooks put in the core
+# would call up into config, l4 and l7.
+layers: module
+	python3 tools/layers.py
+	! python3 tools/layers.py --map kmod/l4/hooks.o=core >/dev/null
+
+lint: checkpatch sparse spec-check layers
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install

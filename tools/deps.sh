@@ -8,7 +8,7 @@ pkgs=(
 	build-essential pkg-config libmnl-dev
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static kmod cpio iproute2 procps util-linux
-	nginx-light curl wrk socat ethtool python3 jq nftables iputils-ping openssl
+	nginx-light curl wrk socat ethtool python3 python3-yaml jq nftables iputils-ping openssl
 	haproxy ipvsadm iperf3 gnuplot-nox linux-perf
 	clang llvm libclang-rt-14-dev sparse
 )

@@ -1066,7 +1066,7 @@ def check_policies(rep, spec, root, uapi_ev, ops_files):
     ev = kernel_evaluator(root, files, uapi_ev)
     ranges = {}
     for f in files:
-        for m in re.finditer(r"\bstruct\s+netlink_range_validation(?:_signed)?\s+(\w+)\s*=\s*\{([^}]*)\}", f.text):
+        for m in re.finditer(r"\bstruct\s+netlink_range_validation(?:_signed)?\s+(\w+)(?:\s+__\w+)*\s*=\s*\{([^}]*)\}", f.text):
             ranges[m.group(1)] = parse_init(m.group(2), 0)
 
     policies = {}  # name -> dict

@@ -2,16 +2,20 @@
 /*
  * The L7 engine's internal interfaces (http and tls service modes).
  *
- * Shape (Documentation/design.md, "L7"):
+ * Shape (Documentation/design.md, "L7"); the rest of klb sees only
+ * engine.h:
  *  - net.c       per-netns state: the session registry, the local route
- *                that delivers VIP packets to the listeners (steering)
+ *                that delivers VIP packets to the listeners (steering),
+ *                and the life of one client connection (a session: a work
+ *                item, a timer, a protocol: http_session.c, tls_session.c)
  *  - listener.c  one kernel listening socket per service, bound to the
  *                VIP (IP_TRANSPARENT: the VIP need not be local)
  *  - sock.c      a kernel TCP socket whose events queue a work item
- *  - session.c   (in net.c) the life of one client connection: a work item,
- *                a timer, a protocol (http_session.c, tls_session.c)
  *  - upstream.c  connections to backends, and the per-backend idle pool
  *                that keeps them alive across client connections
+ *  - route.c     the pool a request or a ClientHello goes to (rules)
+ *  - parse/      pure code, also built in userspace: HTTP heads, the TLS
+ *                ClientHello, rule matching, head rewriting
  *
  * Concurrency: everything a session does runs in its own work item, which
  * the workqueue never runs twice at once; socket callbacks (softirq) and

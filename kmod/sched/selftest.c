@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "klb.h"
@@ -20,6 +21,12 @@
  * proves the kernel build of them is wired up right.
  */
 #define KLB_ST_N 5
+
+/* Proves that a failing self-test fails the load (selftests/debug.sh). */
+static bool selftest_fail_inject;
+module_param(selftest_fail_inject, bool, 0444);
+MODULE_PARM_DESC(selftest_fail_inject,
+		 "DEBUG builds: make the scheduler self-test fail (tests the test)");
 
 static bool __init klb_sched_selftest_one(u8 sched, struct list_head *list,
 					  struct klb_backend *be)
@@ -56,7 +63,7 @@ static bool __init klb_sched_selftest_one(u8 sched, struct list_head *list,
 			ok &= cnt[i] == 100 * expect_wrr[i];
 	if (sched == KLB_SCHED_RR)
 		for (i = 0; i < 3; i++)
-			ok &= cnt[i] == 200;
+			ok &= cnt[i] == 200 + selftest_fail_inject;
 	/* lc: backend 1 has the fewest active connections, stays the least. */
 	if (sched == KLB_SCHED_LC)
 		ok &= cnt[1] == 600;

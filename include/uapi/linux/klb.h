@@ -3,8 +3,8 @@
  * klb: in-kernel L4/L7 load balancer - generic netlink API.
  *
  * Family name "klb" (KLB_GENL_NAME), version KLB_GENL_VERSION. Every command
- * that changes state needs CAP_NET_ADMIN in the user namespace owning the
- * network namespace of the socket; all state is per network namespace.
+ * that changes state needs CAP_NET_ADMIN in the initial user namespace (as
+ * IPVS); reading is open to all. All state is per network namespace.
  *
  * Objects
  *   pool     named set of backends plus a scheduler
