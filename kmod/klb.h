@@ -86,6 +86,11 @@ struct klb_service {
 	u8 proto;			/* IPPROTO_TCP / IPPROTO_UDP */
 	u8 mode;			/* enum klb_mode */
 	u8 proxy_protocol;		/* 0 or 2 (http mode) */
+	u8 nsnat;			/* fnat: entries of snat[]; 0: route's */
+	u8 persist_mask;		/* persistence: client prefix length */
+	u32 persist_timeout;		/* persistence: seconds; 0 off (READ_ONCE) */
+	union nf_inet_addr snat[KLB_SNAT_MAX];	/* fnat sources, fixed */
+	char cookie[KLB_COOKIE_NAME_MAX];	/* http: persistence cookie */
 	bool stopping;			/* L7: unconfigured, sessions wind down */
 	struct klb_pool __rcu *pool;
 	struct klb_rule_set __rcu *rules;	/* L7 only (l7/route.h); NULL: none */
@@ -95,6 +100,12 @@ struct klb_service {
 	struct kref ref;
 	struct rcu_head rcu;
 };
+
+/* http and tls services terminate TCP in the L7 engine; the rest is L4. */
+static inline bool klb_mode_l7(u8 mode)
+{
+	return mode == KLB_MODE_HTTP || mode == KLB_MODE_TLS;
+}
 
 /* objects.c: free after a grace period, from any context */
 void klb_backend_release(struct kref *ref);

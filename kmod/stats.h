@@ -14,6 +14,10 @@ enum klb_drop_reason {
 	KLB_DROP_NO_BACKEND,
 	KLB_DROP_TABLE_FULL,
 	KLB_DROP_BAD_PACKET,
+	KLB_DROP_NO_PORT,	/* fnat: no free source port towards the backend */
+	KLB_DROP_NO_ROUTE,	/* no usable path to the backend */
+	KLB_DROP_TOO_BIG,	/* over the path MTU with DF: ICMP sent back */
+	KLB_DROP_PERSIST_FULL,	/* not dropped: scheduled without persistence */
 	KLB_DROP__MAX
 };
 

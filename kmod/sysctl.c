@@ -16,6 +16,7 @@ static int klb_header_size_min = 512;
 static int klb_header_size_max = 65536;
 static int klb_headers_max = 1000;
 static int klb_idle_max_max = 65536;
+static int klb_port_max = 65535;
 
 /*
  * .data holds the offset of the field in struct klb_sysctl; each netns
@@ -40,6 +41,10 @@ static const struct ctl_table klb_sysctl_template[] = {
 	KLB_SYSCTL(tcp_timeout_close, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(udp_timeout, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(expire_nodest_conn, SYSCTL_ZERO, SYSCTL_ONE),
+	KLB_SYSCTL(fnat_port_min, SYSCTL_ONE, &klb_port_max),
+	KLB_SYSCTL(fnat_port_max, SYSCTL_ONE, &klb_port_max),
+	KLB_SYSCTL(persist_max, SYSCTL_ZERO, &klb_conn_max_max),
+	KLB_SYSCTL(expire_quiescent_template, SYSCTL_ZERO, SYSCTL_ONE),
 	KLB_SYSCTL(http_max_header_size, &klb_header_size_min,
 		   &klb_header_size_max),
 	KLB_SYSCTL(http_max_headers, SYSCTL_ONE, &klb_headers_max),
@@ -65,6 +70,11 @@ void klb_sysctl_defaults(struct klb_sysctl *s)
 	s->tcp_timeout_close = 10;
 	s->udp_timeout = 300;
 	s->expire_nodest_conn = 0;
+	/* Below Linux's default ip_local_port_range: no local socket's. */
+	s->fnat_port_min = 1024;
+	s->fnat_port_max = 32767;
+	s->persist_max = 65536;
+	s->expire_quiescent_template = 0;
 	s->http_max_header_size = 8192;
 	s->http_max_headers = 100;
 	s->http_header_timeout = 10;

@@ -16,6 +16,10 @@ struct klb_sysctl {
 	int tcp_timeout_close;
 	int udp_timeout;
 	int expire_nodest_conn;
+	int fnat_port_min;		/* fnat source ports, per address and */
+	int fnat_port_max;		/* backend (see l4/fnat.c) */
+	int persist_max;		/* persistence entries of the netns */
+	int expire_quiescent_template;	/* drained backend: forget clients */
 	/* L7 (http, tls modes) */
 	int http_max_header_size;	/* request head over it: 431 */
 	int http_max_headers;		/* field lines over it: 431 */

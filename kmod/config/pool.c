@@ -222,7 +222,7 @@ static struct klb_service *klb_pool_nat_user(struct klb_net *kn,
 	if (!pool->users)
 		return NULL;
 	list_for_each_entry(svc, &kn->services, node)
-		if (svc->mode == KLB_MODE_NAT && svc->family != family &&
+		if (!klb_mode_l7(svc->mode) && svc->family != family &&
 		    klb_service_pool(kn, svc) == pool)
 			return svc;
 	return NULL;

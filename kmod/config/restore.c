@@ -114,7 +114,7 @@ static int klb_staged_start(struct klb_net *kn, struct klb_staged *st,
 	int err;
 
 	list_for_each_entry(svc, &st->services, node) {
-		*started |= svc->mode != KLB_MODE_NAT;
+		*started |= klb_mode_l7(svc->mode);
 		err = klb_service_start(kn, svc, extack);
 		if (err) {
 			klb_err_prefix(extack, "service %s: ", svc->name);

@@ -58,7 +58,7 @@ static int klb_service_check_pool(struct klb_pool *pool, u16 family, u8 mode,
 				  const struct nlattr *attr,
 				  struct netlink_ext_ack *extack)
 {
-	if (mode == KLB_MODE_NAT && klb_pool_family_mismatch(pool, family)) {
+	if (!klb_mode_l7(mode) && klb_pool_family_mismatch(pool, family)) {
 		klb_err(extack, attr,
 			"pool %s has backends of another address family",
 			pool->name);
@@ -142,7 +142,13 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 	svc->proto = cfg->proto;
 	svc->mode = cfg->mode;
 	svc->proxy_protocol = cfg->proxy_protocol;
-	svc->stopping = cfg->mode != KLB_MODE_NAT;	/* not started yet */
+	svc->nsnat = cfg->nsnat;
+	memcpy(svc->snat, cfg->snat, sizeof(svc->snat));
+	svc->persist_timeout = cfg->persist_timeout;
+	svc->persist_mask = cfg->persist_mask;
+	if (cfg->cookie)
+		strscpy(svc->cookie, cfg->cookie, sizeof(svc->cookie));
+	svc->stopping = klb_mode_l7(cfg->mode);	/* not started yet */
 	atomic_set(&svc->active_conns, 0);
 	RCU_INIT_POINTER(svc->pool, pool);
 	pool->users++;
@@ -174,7 +180,7 @@ int klb_service_start(struct klb_net *kn, struct klb_service *svc,
 
 	klb_assert_locked(kn);
 
-	if (svc->mode == KLB_MODE_NAT)
+	if (!klb_mode_l7(svc->mode))
 		return 0;
 	/* Before the listener opens: its first session must see it running. */
 	WRITE_ONCE(svc->stopping, false);
@@ -197,7 +203,7 @@ void klb_service_stop(struct klb_net *kn, struct klb_service *svc)
 {
 	klb_assert_locked(kn);
 
-	if (svc->mode == KLB_MODE_NAT || svc->stopping)
+	if (!klb_mode_l7(svc->mode) || svc->stopping)
 		return;
 	WRITE_ONCE(svc->stopping, true);
 	klb_l7_service_stop(kn, svc);
@@ -309,6 +315,14 @@ int klb_service_set_pool(struct klb_net *kn, struct klb_service *svc,
 	old->users--;
 	pool->users++;
 	return 0;
+}
+
+void klb_service_set_persist(struct klb_net *kn, struct klb_service *svc,
+			     u32 timeout, u8 mask)
+{
+	klb_assert_locked(kn);
+	WRITE_ONCE(svc->persist_mask, mask);
+	WRITE_ONCE(svc->persist_timeout, timeout);
 }
 
 void klb_service_set_proxy_protocol(struct klb_net *kn,

@@ -13,6 +13,11 @@ struct klb_service_cfg {
 	u8 proto;
 	u8 mode;
 	u8 proxy_protocol;		/* 0 or 2, checked against mode */
+	u8 nsnat;			/* fnat source addresses in snat[] */
+	u8 persist_mask;		/* client prefix length */
+	u32 persist_timeout;		/* seconds, 0: no persistence */
+	union nf_inet_addr snat[KLB_SNAT_MAX];
+	const char *cookie;		/* http: cookie name, NULL none */
 	const char *pool;
 	const struct nlattr *pool_attr;	/* for error reports, may be NULL */
 	/*
@@ -47,6 +52,9 @@ int klb_service_add(struct klb_net *kn, const struct klb_service_cfg *cfg,
 int klb_service_set_pool(struct klb_net *kn, struct klb_service *svc,
 			 const char *pool, const struct nlattr *pool_attr,
 			 struct netlink_ext_ack *extack);
+/* Persistence of new connections; existing entries keep their backend. */
+void klb_service_set_persist(struct klb_net *kn, struct klb_service *svc,
+			     u32 timeout, u8 mask);
 /* Read by each new session of an http service: one store. */
 void klb_service_set_proxy_protocol(struct klb_net *kn,
 				    struct klb_service *svc, u8 version);

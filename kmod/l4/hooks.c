@@ -129,7 +129,7 @@ static unsigned int klb_request(struct sk_buff *skb,
 					 &p->flow.daddr, p->flow.dport);
 		if (!svc)
 			verdict = NF_ACCEPT;
-		else if (svc->mode != KLB_MODE_NAT)
+		else if (klb_mode_l7(svc->mode))
 			/* L7: TCP terminates here; a local client needs a local VIP. */
 			verdict = state->hook == NF_INET_PRE_ROUTING ?
 				  klb_l7_steer(kn, svc, skb) : NF_ACCEPT;

@@ -243,7 +243,7 @@ static unsigned int klb_icmp_l7(struct klb_net *kn, struct sk_buff *skb,
 		return NF_ACCEPT;
 	svc = klb_vip_lookup_rcu(kn, q->flow.family, q->flow.proto,
 				 &q->flow.saddr, q->flow.sport);
-	if (!svc || svc->mode == KLB_MODE_NAT)
+	if (!svc || !klb_mode_l7(svc->mode))
 		return NF_ACCEPT;
 	return klb_l7_steer(kn, svc, skb);
 }

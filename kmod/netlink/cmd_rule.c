@@ -29,7 +29,7 @@ static struct klb_service *klb_nl_rule_req(struct klb_net *kn,
 			"service %s does not exist", name);
 		return ERR_PTR(-ENOENT);
 	}
-	if (svc->mode == KLB_MODE_NAT) {
+	if (!klb_mode_l7(svc->mode)) {
 		klb_err(info->extack, tb[KLB_RULE_A_SERVICE],
 			"service %s is not an http or tls service", name);
 		return ERR_PTR(-EINVAL);

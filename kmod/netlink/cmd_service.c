@@ -52,12 +52,14 @@ int klb_nl_service_new(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
- * Only the pool and the PROXY protocol of a service can change; anything
- * else makes a new service (and, for http and tls, a new listener).
+ * Only the pool, the PROXY protocol and persistence of a service can
+ * change; anything else makes a new service (and, for http and tls, a new
+ * listener; for fnat, new source addresses under live connections).
  */
 static const int klb_service_fixed[] = {
 	KLB_SERVICE_A_ADDR4, KLB_SERVICE_A_ADDR6, KLB_SERVICE_A_PORT,
-	KLB_SERVICE_A_PROTO, KLB_SERVICE_A_MODE,
+	KLB_SERVICE_A_PROTO, KLB_SERVICE_A_MODE, KLB_SERVICE_A_SNAT,
+	KLB_SERVICE_A_COOKIE,
 };
 
 int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
@@ -66,9 +68,12 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[KLB_SERVICE_A_MAX + 1];
 	const struct nlattr *pp_attr;
 	struct klb_service *svc;
+	bool persist;
 	const char *pool;
+	u32 timeout;
 	int err, i;
 	u8 pp = 0;
+	u8 mask;
 
 	err = klb_nl_nest(info, KLB_A_SERVICE, "service attributes", tb,
 			  KLB_SERVICE_A_MAX, klb_service_policy);
@@ -77,7 +82,7 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < ARRAY_SIZE(klb_service_fixed); i++) {
 		if (tb[klb_service_fixed[i]]) {
 			klb_err(info->extack, tb[klb_service_fixed[i]],
-				"only the pool and the proxy protocol of a service can be changed");
+				"only the pool, proxy protocol and persistence of a service can be changed");
 			return -EOPNOTSUPP;
 		}
 	}
@@ -92,6 +97,13 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(svc))
 		return PTR_ERR(svc);
 	/* Check everything before changing anything. */
+	persist = tb[KLB_SERVICE_A_PERSIST] || tb[KLB_SERVICE_A_PERSIST_MASK];
+	timeout = svc->persist_timeout;
+	mask = svc->persist_mask;
+	err = klb_nl_persist(tb, svc->family, svc->mode, &timeout, &mask,
+			     info->extack);
+	if (err)
+		return err;
 	if (pp_attr) {
 		err = klb_nl_proxy_protocol(pp_attr, svc->mode, &pp,
 					    info->extack);
@@ -111,7 +123,9 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (pp_attr)
 		klb_service_set_proxy_protocol(kn, svc, pp);
-	if (pp_attr || tb[KLB_SERVICE_A_POOL])
+	if (persist)
+		klb_service_set_persist(kn, svc, timeout, mask);
+	if (pp_attr || persist || tb[KLB_SERVICE_A_POOL])
 		klb_config_changed(kn);
 	return 0;
 }

@@ -58,5 +58,7 @@ int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
 int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int klb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb);
+/* dump_persist.c */
+int klb_nl_persist_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 #endif /* _KLB_NETLINK_CMDS_H */

@@ -113,6 +113,18 @@ static int klb_nl_put_stats(struct sk_buff *skb, int type,
 			       KLB_STATS_A_PAD) ||
 	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_BAD_PACKET,
 			       sum->drops[KLB_DROP_BAD_PACKET],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_NO_PORT,
+			       sum->drops[KLB_DROP_NO_PORT],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_NO_ROUTE,
+			       sum->drops[KLB_DROP_NO_ROUTE],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_TOO_BIG,
+			       sum->drops[KLB_DROP_TOO_BIG],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_PERSIST_FULL,
+			       sum->drops[KLB_DROP_PERSIST_FULL],
 			       KLB_STATS_A_PAD)))
 		goto err;
 	if (l7 && klb_nl_put_l7(skb, sum))
@@ -299,11 +311,29 @@ int klb_nl_pool_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+static int klb_nl_put_snat(struct sk_buff *skb, const struct klb_service *svc)
+{
+	struct nlattr *nest;
+	int i;
+
+	if (!svc->nsnat)
+		return 0;
+	nest = nla_nest_start(skb, KLB_SERVICE_A_SNAT);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < svc->nsnat; i++)
+		if (klb_nl_put_addr(skb, KLB_SNAT_A_ADDR4, KLB_SNAT_A_ADDR6,
+				    svc->family, &svc->snat[i]))
+			return -EMSGSIZE;	/* the caller cancels the message */
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 			       struct klb_service *svc, u32 portid, u32 seq,
 			       int flags, struct netlink_callback *cb)
 {
-	bool l7 = svc->mode != KLB_MODE_NAT;
+	bool l7 = klb_mode_l7(svc->mode);
 	struct klb_rule_set *rules;
 	struct klb_stats_sum sum;
 	struct klb_pool *pool;
@@ -336,6 +366,12 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 			svc->proxy_protocol)) ||
 	    (l7 && nla_put_u32(skb, KLB_SERVICE_A_NRULES,
 			       rules ? rules->n : 0)) ||
+	    klb_nl_put_snat(skb, svc) ||
+	    (svc->persist_timeout &&
+	     (nla_put_u32(skb, KLB_SERVICE_A_PERSIST, svc->persist_timeout) ||
+	      nla_put_u8(skb, KLB_SERVICE_A_PERSIST_MASK, svc->persist_mask))) ||
+	    (svc->cookie[0] &&
+	     nla_put_string(skb, KLB_SERVICE_A_COOKIE, svc->cookie)) ||
 	    klb_nl_put_stats(skb, KLB_SERVICE_A_STATS, &sum, true, l7)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

@@ -128,6 +128,10 @@ static const struct genl_ops klb_genl_ops[] = {
 		.cmd	= KLB_CMD_RULE_GET,
 		.dumpit	= klb_nl_rule_dump,
 		KLB_OP_POLICY(klb_rule_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_PERSIST_GET,
+		.dumpit	= klb_nl_persist_dump,
+		KLB_OP_POLICY(klb_persist_cmd_policy),
 	},
 };
 

@@ -154,6 +154,12 @@ static const char *klb_mode_name(u8 mode)
 		return "http";
 	case KLB_MODE_TLS:
 		return "tls";
+	case KLB_MODE_FNAT:
+		return "fnat";
+	case KLB_MODE_DR:
+		return "dr";
+	case KLB_MODE_TUN:
+		return "tun";
 	}
 	return "?";
 }
@@ -232,6 +238,137 @@ err_pool:
 	return ERR_PTR(err);
 }
 
+/* KLB_SERVICE_A_SNAT: 1..KLB_SNAT_MAX unicast addresses of @family. */
+static int klb_nl_snat(const struct nlattr *nest, u16 family,
+		       struct klb_service_cfg *cfg,
+		       struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	int rem, want = family == AF_INET ? KLB_SNAT_A_ADDR4 : KLB_SNAT_A_ADDR6;
+
+	nla_for_each_nested(a, nest, rem) {
+		union nf_inet_addr *addr = &cfg->snat[cfg->nsnat];
+
+		if (nla_type(a) != want) {
+			klb_err(extack, a,
+				"snat address of another family than the service");
+			return -EINVAL;
+		}
+		if (cfg->nsnat == KLB_SNAT_MAX) {
+			klb_err(extack, a, "too many snat addresses (max %d)",
+				KLB_SNAT_MAX);
+			return -E2BIG;
+		}
+		memset(addr, 0, sizeof(*addr));
+		if (family == AF_INET) {
+			addr->ip = nla_get_in_addr(a);
+			if (ipv4_is_zeronet(addr->ip) ||
+			    ipv4_is_multicast(addr->ip) ||
+			    ipv4_is_lbcast(addr->ip) ||
+			    ipv4_is_loopback(addr->ip)) {
+				klb_err(extack, a, "snat address %pI4 is not unicast",
+					&addr->ip);
+				return -EINVAL;
+			}
+		} else {
+			addr->in6 = nla_get_in6_addr(a);
+			if (ipv6_addr_any(&addr->in6) ||
+			    ipv6_addr_is_multicast(&addr->in6) ||
+			    ipv6_addr_loopback(&addr->in6)) {
+				klb_err(extack, a, "snat address %pI6c is not unicast",
+					&addr->in6);
+				return -EINVAL;
+			}
+		}
+		cfg->nsnat++;
+	}
+	if (!cfg->nsnat) {
+		klb_err(extack, nest, "empty snat address list");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* PERSIST and PERSIST_MASK, on SERVICE_NEW or SERVICE_SET (@mode known). */
+int klb_nl_persist(struct nlattr **tb, u16 family, u8 mode, u32 *timeout,
+		   u8 *mask, struct netlink_ext_ack *extack)
+{
+	const struct nlattr *ma = tb[KLB_SERVICE_A_PERSIST_MASK];
+	u8 max = family == AF_INET ? 32 : 128;
+
+	if (tb[KLB_SERVICE_A_PERSIST]) {
+		*timeout = nla_get_u32(tb[KLB_SERVICE_A_PERSIST]);
+		if (*timeout && klb_mode_l7(mode)) {
+			klb_err(extack, tb[KLB_SERVICE_A_PERSIST],
+				"persist is for L4 modes (nat, fnat, dr, tun); http has cookie");
+			return -EINVAL;
+		}
+	}
+	if (ma) {
+		*mask = nla_get_u8(ma);
+		if (*mask > max || !*mask) {
+			klb_err(extack, ma, "persist mask /%u out of range 1..%u",
+				*mask, max);
+			return -ERANGE;
+		}
+	} else if (!*mask) {
+		*mask = max;
+	}
+	return 0;
+}
+
+/* A cookie name is an RFC 6265 token. */
+static int klb_nl_cookie_name(const struct nlattr *attr,
+			      struct netlink_ext_ack *extack)
+{
+	const char *s = nla_data(attr);
+
+	for (; *s; s++) {
+		if (*s <= 0x20 || *s >= 0x7f || strchr("()<>@,;:\\\"/[]?={}", *s)) {
+			klb_err(extack, attr,
+				"cookie name may only contain token characters");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The attributes of the L4 forwarding modes and of persistence. */
+static int klb_nl_parse_service_l4(struct nlattr **tb,
+				   struct klb_service_cfg *cfg,
+				   struct netlink_ext_ack *extack)
+{
+	const struct nlattr *cookie = tb[KLB_SERVICE_A_COOKIE];
+	int err;
+
+	if (tb[KLB_SERVICE_A_SNAT]) {
+		if (cfg->mode != KLB_MODE_FNAT) {
+			klb_err(extack, tb[KLB_SERVICE_A_SNAT],
+				"snat addresses need mode fnat");
+			return -EINVAL;
+		}
+		err = klb_nl_snat(tb[KLB_SERVICE_A_SNAT], cfg->family, cfg,
+				  extack);
+		if (err)
+			return err;
+	}
+	err = klb_nl_persist(tb, cfg->family, cfg->mode, &cfg->persist_timeout,
+			     &cfg->persist_mask, extack);
+	if (err)
+		return err;
+	if (cookie && nla_len(cookie) > 1) {
+		if (cfg->mode != KLB_MODE_HTTP) {
+			klb_err(extack, cookie, "cookie needs mode http");
+			return -EINVAL;
+		}
+		err = klb_nl_cookie_name(cookie, extack);
+		if (err)
+			return err;
+		cfg->cookie = nla_data(cookie);
+	}
+	return 0;
+}
+
 /*
  * KLB_A_SERVICE or KLB_CONFIG_A_SERVICE: every attribute is required but
  * PROXY_PROTOCOL and RULES. The rules' pools are looked up in @pools (live
@@ -279,7 +416,7 @@ int klb_nl_parse_service(struct list_head *pools, const struct nlattr *nest,
 		return -EINVAL;
 	cfg->mode = nla_get_u8(tb[KLB_SERVICE_A_MODE]);	/* range: policy */
 	/* The L7 engine terminates TCP connections; UDP has none. */
-	if (cfg->mode != KLB_MODE_NAT && cfg->proto != IPPROTO_TCP) {
+	if (klb_mode_l7(cfg->mode) && cfg->proto != IPPROTO_TCP) {
 		klb_err(extack, tb[KLB_SERVICE_A_MODE],
 			"mode %s needs proto tcp", klb_mode_name(cfg->mode));
 		return -EINVAL;
@@ -291,7 +428,10 @@ int klb_nl_parse_service(struct list_head *pools, const struct nlattr *nest,
 		if (err)
 			return err;
 	}
-	if (tb[KLB_SERVICE_A_RULES] && cfg->mode == KLB_MODE_NAT &&
+	err = klb_nl_parse_service_l4(tb, cfg, extack);
+	if (err)
+		return err;
+	if (tb[KLB_SERVICE_A_RULES] && !klb_mode_l7(cfg->mode) &&
 	    nla_len(tb[KLB_SERVICE_A_RULES])) {
 		klb_err(extack, tb[KLB_SERVICE_A_RULES],
 			"rules need mode http or tls");

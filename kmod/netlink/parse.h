@@ -25,6 +25,12 @@ int klb_nl_req_name(const struct nlattr *nest, struct nlattr **tb, int type,
 int klb_nl_parse_backend(const struct nlattr *nest,
 			 struct klb_backend_cfg *cfg,
 			 struct netlink_ext_ack *extack);
+/*
+ * KLB_SERVICE_A_PERSIST and _PERSIST_MASK of @tb, if given, into @timeout
+ * and @mask; a mask left at 0 becomes the full address length.
+ */
+int klb_nl_persist(struct nlattr **tb, u16 family, u8 mode, u32 *timeout,
+		   u8 *mask, struct netlink_ext_ack *extack);
 int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,
 			  struct netlink_ext_ack *extack);
 /*

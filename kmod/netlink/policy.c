@@ -61,6 +61,16 @@ static const struct nla_policy klb_rules_policy[KLB_RULES_A_MAX + 1] = {
 	[KLB_RULES_A_RULE]	= NLA_POLICY_NESTED(klb_rule_policy),
 };
 
+/* KLB_SERVICE_A_SNAT: source addresses of an fnat service, repeated. */
+static const struct nla_policy klb_snat_policy[KLB_SNAT_A_MAX + 1] = {
+	[KLB_SNAT_A_ADDR4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr)),
+	[KLB_SNAT_A_ADDR6]	= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
+};
+
+static struct netlink_range_validation klb_persist_range __ro_after_init = {
+	.max = KLB_PERSIST_TIMEOUT_MAX,
+};
+
 const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_NAME]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
 	[KLB_SERVICE_A_ADDR4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr)),
@@ -75,6 +85,10 @@ const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_RULES]	= NLA_POLICY_NESTED(klb_rules_policy),
 	[KLB_SERVICE_A_NRULES]	= { .type = NLA_REJECT,
 				    .reject_message = "service nrules is output only" },
+	[KLB_SERVICE_A_SNAT]	= NLA_POLICY_NESTED(klb_snat_policy),
+	[KLB_SERVICE_A_PERSIST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &klb_persist_range),
+	[KLB_SERVICE_A_PERSIST_MASK] = NLA_POLICY_MAX(NLA_U8, 128),
+	[KLB_SERVICE_A_COOKIE]	= { .type = NLA_NUL_STRING, .len = KLB_COOKIE_NAME_MAX - 1 },
 };
 
 static const struct nla_policy klb_config_policy[KLB_CONFIG_A_MAX + 1] = {
@@ -101,6 +115,11 @@ const struct nla_policy klb_restore_cmd_policy[KLB_A_MAX + 1] = {
 
 /* CONN_GET may name the service whose connections to dump. */
 const struct nla_policy klb_conn_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_SERVICE]		= NLA_POLICY_NESTED(klb_service_policy),
+};
+
+/* PERSIST_GET, like CONN_GET, may name a service. */
+const struct nla_policy klb_persist_cmd_policy[KLB_A_MAX + 1] = {
 	[KLB_A_SERVICE]		= NLA_POLICY_NESTED(klb_service_policy),
 };
 

@@ -170,7 +170,7 @@ int klb_nl_rules_build(struct list_head *pools,
 		n++;
 	if (!n)
 		return 0;
-	if (cfg->mode == KLB_MODE_NAT) {
+	if (!klb_mode_l7(cfg->mode)) {
 		klb_err(extack, nest, "service %s is not an http or tls service",
 			cfg->name);
 		return -EINVAL;

@@ -20,6 +20,20 @@ static int parse_port(const char *obj, const char *s, const char *full,
 	return EXIT_OK;
 }
 
+int addr_parse_bare(const char *obj, const char *s, struct klb_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, &a->u.in) == 1) {
+		a->family = AF_INET;
+		return EXIT_OK;
+	}
+	if (inet_pton(AF_INET6, s, &a->u.in6) == 1) {
+		a->family = AF_INET6;
+		return EXIT_OK;
+	}
+	return usage_errorf(obj, "invalid address \"%s\" (numeric IPv4 or IPv6)", s);
+}
+
 int addr_parse(const char *obj, const char *s, struct klb_addr *a)
 {
 	char host[INET6_ADDRSTRLEN + 1];

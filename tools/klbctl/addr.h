@@ -29,6 +29,9 @@ struct klb_addr {
  */
 int addr_parse(const char *obj, const char *s, struct klb_addr *a);
 
+/* A bare numeric address, IPv4 or IPv6, no port; port is set to 0. */
+int addr_parse_bare(const char *obj, const char *s, struct klb_addr *a);
+
 /* The address alone, no brackets (as in JSON). */
 const char *addr_str(const struct klb_addr *a, char *buf, size_t len);
 /* "1.2.3.4:80" or "[fd00::1]:80" (as in text and in save). */

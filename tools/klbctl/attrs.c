@@ -74,6 +74,12 @@ static const struct adesc rules_attrs[] = {
 };
 static const struct aspace rules_space = SPACE("service rules", rules_attrs);
 
+static const struct adesc snat_attrs[] = {
+	[KLB_SNAT_A_ADDR4] = { "address", T_ADDR4, NULL },
+	[KLB_SNAT_A_ADDR6] = { "address", T_ADDR6, NULL },
+};
+static const struct aspace snat_space = SPACE("service snat", snat_attrs);
+
 static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_NAME] = { "name", T_STR, NULL },
 	[KLB_SERVICE_A_ADDR4] = { "address", T_ADDR4, NULL },
@@ -86,6 +92,10 @@ static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_PROXY_PROTOCOL] = { "proxy_protocol", T_U8, NULL },
 	[KLB_SERVICE_A_RULES] = { "rules", T_NEST, &rules_space },
 	[KLB_SERVICE_A_NRULES] = { "nrules", T_U32, NULL },
+	[KLB_SERVICE_A_SNAT] = { "snat", T_NEST, &snat_space },
+	[KLB_SERVICE_A_PERSIST] = { "persist", T_U32, NULL },
+	[KLB_SERVICE_A_PERSIST_MASK] = { "persist mask", T_U8, NULL },
+	[KLB_SERVICE_A_COOKIE] = { "cookie", T_STR, NULL },
 };
 static const struct aspace service_space = SPACE("service", service_attrs);
 
@@ -101,6 +111,7 @@ static const struct adesc top_attrs[] = {
 	[KLB_A_CONN] = { "conn", T_NEST, NULL },
 	[KLB_A_CONFIG] = { "config", T_NEST, &config_space },
 	[KLB_A_RULE] = { "rule", T_NEST, &rule_space },
+	[KLB_A_PERSIST] = { "persist", T_NEST, NULL },
 };
 static const struct aspace top_space = SPACE(NULL, top_attrs);
 
@@ -231,6 +242,7 @@ static const char *const cmd_names[] = {
 	[KLB_CMD_RULE_NEW] = "rule_new",
 	[KLB_CMD_RULE_DEL] = "rule_del",
 	[KLB_CMD_RULE_GET] = "rule_get",
+	[KLB_CMD_PERSIST_GET] = "persist_get",
 };
 
 static void dump_level(FILE *f, struct level l, const struct aspace *sp,

@@ -28,6 +28,7 @@ void config_usage(FILE *f)
 		"  pool add NAME sched SCHED\n"
 		"  backend add POOL ADDR:PORT weight N [state STATE]\n"
 		"  service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL [proxy-protocol v2]\n"
+		"              [snat ADDR[,ADDR...]] [persist SECONDS mask LEN] [cookie NAME]\n"
 		"  rule add SERVICE [host H] [path P] [header N=V] [method M] [sni H] pool POOL\n"
 		"Rules follow their service, in order. restore also takes \"pool set\",\n"
 		"\"backend set\" and \"service set\" lines for objects defined above them, blank\n"
@@ -80,6 +81,13 @@ static int save_print(const struct pool_list *pl, const struct service_list *sl,
 		if (s->pp)
 			printf(" proxy-protocol %s",
 			       word_name(pp_words, n_pp_words, s->pp, w1, sizeof(w1)));
+		for (j = 0; j < s->nsnat; j++)
+			printf("%s%s", j ? "," : " snat ",
+			       addr_str(&s->snat[j], buf, sizeof(buf)));
+		if (s->persist)
+			printf(" persist %u mask %u", s->persist, s->mask);
+		if (s->cookie)
+			printf(" cookie %s", s->cookie);
 		putchar('\n');
 		for (j = 0; j < rules[i].n; j++) {
 			words = rule_words(&rules[i].r[j]);

@@ -42,14 +42,20 @@ void backend_put(struct req *r, const struct backend_spec *b);
 
 struct service_spec {
 	const char *name;
-	bool has_addr, has_proto, has_mode, has_pp;
+	bool has_addr, has_proto, has_mode, has_pp, has_persist, has_mask;
 	struct klb_addr vip;
-	uint8_t proto, mode, pp;
+	uint8_t proto, mode, pp, mask;
+	uint32_t persist;
 	const char *pool;
+	const char *cookie;
+	unsigned int nsnat;
+	struct klb_addr snat[KLB_SNAT_MAX];
 };
 /*
- * "NAME vip A:P proto P mode M pool POOL [proxy-protocol v2|none]" (add) or
- * "NAME [pool POOL] [proxy-protocol v2|none]" (set)
+ * "NAME vip A:P proto P mode M pool POOL [proxy-protocol v2|none]
+ *  [snat A[,A...]] [persist SECONDS [mask LEN]] [cookie NAME]" (add) or
+ * "NAME [pool POOL] [proxy-protocol v2|none] [persist SECONDS] [mask LEN]"
+ * (set)
  */
 int service_parse(int argc, char **argv, bool add, struct service_spec *s);
 /* The SERVICE nest contents, without rules. */
@@ -110,8 +116,12 @@ void pool_list_free(struct pool_list *l);
 struct service_info {
 	char *name;
 	struct klb_addr vip;
-	uint8_t proto, mode, pp;
+	uint8_t proto, mode, pp, mask;
+	uint32_t persist;
 	char *pool;
+	char *cookie;
+	unsigned int nsnat;
+	struct klb_addr snat[KLB_SNAT_MAX];
 	bool has_nrules;	/* http and tls services say how many */
 	uint32_t nrules;
 	struct klb_stats stats;

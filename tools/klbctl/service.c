@@ -16,20 +16,54 @@ void service_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: klbctl service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL\n"
-		"                          [proxy-protocol PP]\n"
+		"                          [proxy-protocol PP] [snat ADDR[,ADDR...]]\n"
+		"                          [persist SECONDS [mask LEN]] [cookie NAME]\n"
 		"       klbctl service set NAME [pool POOL] [proxy-protocol PP]\n"
+		"                          [persist SECONDS] [mask LEN]\n"
 		"       klbctl service del NAME\n"
 		"       klbctl [-j] [-s] service show [NAME]\n"
 		"ADDR:PORT := { IPV4:PORT | [IPV6]:PORT }   (numeric only)\n"
 		"PROTO := { tcp | udp }\n"
-		"MODE := { nat | http | tls }   (default nat; http and tls need tcp)\n"
+		"MODE := { nat | fnat | dr | tun | http | tls }\n"
+		"        (default nat; http and tls need tcp; Documentation/deploy.md)\n"
 		"PP := { v2 | none }   (PROXY protocol header to backends, mode http)\n"
+		"snat: fnat source addresses (default: the route's, towards each backend)\n"
+		"persist: L4 modes; a client (or its /LEN prefix) keeps its backend until\n"
+		"         SECONDS after its last connection ends (0: off)\n"
+		"cookie: mode http; a cookie NAME that pins a client to a backend\n"
 		"Rules of http and tls services: klbctl rule help\n");
+}
+
+/* "A[,A...]": the fnat source addresses. */
+static int snat_parse(const char *list, struct service_spec *s)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int ret = EXIT_OK;
+
+	if (!copy)
+		return errorf(EXIT_KERNEL, "out of memory");
+	s->nsnat = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (s->nsnat == KLB_SNAT_MAX) {
+			ret = usage_errorf("service", "too many snat addresses (max %d)",
+					   KLB_SNAT_MAX);
+			break;
+		}
+		ret = addr_parse_bare("service", tok, &s->snat[s->nsnat]);
+		if (ret)
+			break;
+		s->nsnat++;
+	}
+	if (!ret && !s->nsnat)
+		ret = usage_errorf("service", "empty snat address list");
+	free(copy);
+	return ret;
 }
 
 int service_parse(int argc, char **argv, bool add, struct service_spec *s)
 {
 	unsigned int v;
+	uint64_t v64;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -68,6 +102,32 @@ int service_parse(int argc, char **argv, bool add, struct service_spec *s)
 			if (argc < 2)
 				break;
 			s->pool = argv[1];
+		} else if (add && !strcmp(key, "snat")) {
+			if (argc < 2)
+				break;
+			ret = snat_parse(argv[1], s);
+			if (ret)
+				return ret;
+		} else if (!strcmp(key, "persist")) {
+			if (argc < 2)
+				break;
+			if (!parse_u64_max(argv[1], KLB_PERSIST_TIMEOUT_MAX, &v64))
+				return usage_errorf("service", "invalid persist \"%s\" (0..%u seconds)",
+						    argv[1], KLB_PERSIST_TIMEOUT_MAX);
+			s->persist = (uint32_t)v64;
+			s->has_persist = true;
+		} else if (!strcmp(key, "mask")) {
+			if (argc < 2)
+				break;
+			if (!parse_u64_max(argv[1], 128, &v64) || !v64)
+				return usage_errorf("service", "invalid mask \"%s\" (1..32 or 1..128)",
+						    argv[1]);
+			s->mask = (uint8_t)v64;
+			s->has_mask = true;
+		} else if (add && !strcmp(key, "cookie")) {
+			if (argc < 2)
+				break;
+			s->cookie = argv[1];
 		} else if (!strcmp(key, "proxy-protocol")) {
 			if (argc < 2)
 				break;
@@ -84,8 +144,8 @@ int service_parse(int argc, char **argv, bool add, struct service_spec *s)
 	if (argc > 0)
 		return usage_errorf("service", "missing value after \"%s\"", argv[0]);
 	if (!add) {
-		if (!s->pool && !s->has_pp)
-			return usage_errorf("service", "nothing to change: expected \"pool POOL\" or \"proxy-protocol PP\"");
+		if (!s->pool && !s->has_pp && !s->has_persist && !s->has_mask)
+			return usage_errorf("service", "nothing to change: expected \"pool POOL\" or \"proxy-protocol PP\" (or \"persist SECONDS\", \"mask LEN\")");
 		return EXIT_OK;
 	}
 	if (!s->has_addr)
@@ -115,6 +175,26 @@ void service_put(struct req *r, const struct service_spec *s)
 		req_put_strz(r, KLB_SERVICE_A_POOL, s->pool);
 	if (s->has_pp)
 		req_put_u8(r, KLB_SERVICE_A_PROXY_PROTOCOL, s->pp);
+	if (s->nsnat) {
+		struct nlattr *nest = req_nest_start(r, KLB_SERVICE_A_SNAT);
+		unsigned int i;
+
+		for (i = 0; i < s->nsnat; i++) {
+			const struct klb_addr *a = &s->snat[i];
+
+			if (a->family == AF_INET)
+				req_put(r, KLB_SNAT_A_ADDR4, sizeof(a->u.in), &a->u.in);
+			else
+				req_put(r, KLB_SNAT_A_ADDR6, sizeof(a->u.in6), &a->u.in6);
+		}
+		req_nest_end(r, nest);
+	}
+	if (s->has_persist)
+		req_put_u32(r, KLB_SERVICE_A_PERSIST, s->persist);
+	if (s->has_mask)
+		req_put_u8(r, KLB_SERVICE_A_PERSIST_MASK, s->mask);
+	if (s->cookie)
+		req_put_strz(r, KLB_SERVICE_A_COOKIE, s->cookie);
 }
 
 static int service_send(uint8_t cmd, int argc, char **argv,
@@ -189,6 +269,27 @@ static int service_info_parse(const struct nlattr *nest, struct service_list *l)
 	s->proto = attr_u8(tb[KLB_SERVICE_A_PROTO], 0);
 	s->mode = attr_u8(tb[KLB_SERVICE_A_MODE], KLB_MODE_NAT);
 	s->pp = attr_u8(tb[KLB_SERVICE_A_PROXY_PROTOCOL], 0);
+	s->persist = attr_u32(tb[KLB_SERVICE_A_PERSIST], 0);
+	s->mask = attr_u8(tb[KLB_SERVICE_A_PERSIST_MASK], 0);
+	if (tb[KLB_SERVICE_A_SNAT]) {
+		const struct nlattr *a;
+
+		mnl_attr_for_each_nested(a, tb[KLB_SERVICE_A_SNAT]) {
+			if (s->nsnat < KLB_SNAT_MAX &&
+			    addr_get(mnl_attr_get_type(a) == KLB_SNAT_A_ADDR4 ? a : NULL,
+				     mnl_attr_get_type(a) == KLB_SNAT_A_ADDR6 ? a : NULL,
+				     NULL, &s->snat[s->nsnat]))
+				s->nsnat++;
+		}
+	}
+	if (tb[KLB_SERVICE_A_COOKIE]) {
+		s->cookie = attr_strdup(tb[KLB_SERVICE_A_COOKIE]);
+		if (!s->cookie) {
+			free(s->name);
+			free(s->pool);
+			return -ENOMEM;
+		}
+	}
 	s->has_nrules = tb[KLB_SERVICE_A_NRULES] != NULL;
 	s->nrules = attr_u32(tb[KLB_SERVICE_A_NRULES], 0);
 	stats_parse(tb[KLB_SERVICE_A_STATS], &s->stats);
@@ -218,6 +319,7 @@ void service_list_free(struct service_list *l)
 	for (i = 0; i < l->n; i++) {
 		free(l->s[i].name);
 		free(l->s[i].pool);
+		free(l->s[i].cookie);
 	}
 	free(l->s);
 	memset(l, 0, sizeof(*l));
@@ -263,6 +365,28 @@ static const char *service_l7(const struct service_info *s)
 	return NULL;
 }
 
+/* snat and persistence, as "service add" takes them. */
+static void service_print_l4(const struct service_info *s)
+{
+	char buf[ADDRPORT_STRLEN];
+	unsigned int i;
+
+	if (s->nsnat) {
+		open_json_array(PRINT_JSON, "snat");
+		print_string(PRINT_FP, NULL, " snat ", NULL);
+		for (i = 0; i < s->nsnat; i++) {
+			print_string(PRINT_FP, NULL, i ? "," : "", NULL);
+			print_string(PRINT_ANY, NULL, "%s",
+				     addr_str(&s->snat[i], buf, sizeof(buf)));
+		}
+		close_json_array(PRINT_JSON, NULL);
+	}
+	if (s->persist) {
+		print_uint(PRINT_ANY, "persist", " persist %u", s->persist);
+		print_uint(PRINT_ANY, "persist_mask", " mask %u", s->mask);
+	}
+}
+
 static void service_print(const struct service_info *s)
 {
 	char buf[ADDRPORT_STRLEN], w1[32], w2[32], w3[32];
@@ -285,6 +409,9 @@ static void service_print(const struct service_info *s)
 			     word_name(pp_words, n_pp_words, s->pp, w3, sizeof(w3)));
 	if (s->has_nrules)
 		print_uint(PRINT_ANY, "rules", " rules %u", s->nrules);
+	service_print_l4(s);
+	if (s->cookie)
+		print_string(PRINT_ANY, "cookie", " cookie %s", s->cookie);
 	print_nl();
 	if (opt_stats)
 		stats_print(&s->stats, true, service_l7(s));

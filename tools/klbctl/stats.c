@@ -108,6 +108,18 @@ void stats_print(const struct klb_stats *st, bool service, const char *l7)
 			  st->v[KLB_STATS_A_DROP_TABLE_FULL]);
 		print_u64(PRINT_ANY, "bad_packet", " bad_packet %llu",
 			  st->v[KLB_STATS_A_DROP_BAD_PACKET]);
+		print_u64(PRINT_ANY, "no_port", " no_port %llu",
+			  st->v[KLB_STATS_A_DROP_NO_PORT]);
+		print_u64(PRINT_ANY, "no_route", " no_route %llu",
+			  st->v[KLB_STATS_A_DROP_NO_ROUTE]);
+		print_u64(PRINT_ANY, "too_big", " too_big %llu",
+			  st->v[KLB_STATS_A_DROP_TOO_BIG]);
+		print_nl();
+		close_json_object();
+		open_json_object("persist");
+		print_string(PRINT_FP, NULL, "%s", indent);
+		print_u64(PRINT_ANY, "full", "persist full %llu",
+			  st->v[KLB_STATS_A_PERSIST_FULL]);
 		print_nl();
 		close_json_object();
 	}

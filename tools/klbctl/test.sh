@@ -202,7 +202,7 @@ t 2 'Error: unknown scheduler "foo"; expected one of rr wrr lc wlc sh mh p2c' po
 one_line 'unknown scheduler'
 t 2 'unknown state "bogus"' backend set web 10.0.0.1:80 state bogus
 t 2 'unknown protocol "sctp"' service add www vip 10.0.0.100:80 proto sctp pool web
-t 2 'unknown mode "dr"' service add www vip 10.0.0.100:80 proto tcp mode dr pool web
+t 2 'unknown mode "dsr"' service add www vip 10.0.0.100:80 proto tcp mode dsr pool web
 t 2 'unknown proxy protocol "v1"; expected one of v2 none' service add www vip 10.0.0.100:80 proto tcp mode http pool web proxy-protocol v1
 one_line 'unknown proxy protocol'
 t 2 'unknown proxy protocol "v1"' service set www proxy-protocol v1

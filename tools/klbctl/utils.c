@@ -198,6 +198,9 @@ const struct word mode_words[] = {
 	{ "nat", KLB_MODE_NAT },
 	{ "http", KLB_MODE_HTTP },
 	{ "tls", KLB_MODE_TLS },
+	{ "fnat", KLB_MODE_FNAT },
+	{ "dr", KLB_MODE_DR },
+	{ "tun", KLB_MODE_TUN },
 };
 const size_t n_mode_words = ARRAY_SIZE(mode_words);
 

@@ -9,7 +9,9 @@
  * Objects
  *   pool     named set of backends plus a scheduler
  *   backend  address:port inside one pool, with weight and admin state
- *   service  virtual address:port + protocol + mode, steering to a pool
+ *   service  virtual address:port + protocol + mode, steering to a pool,
+ *            optionally persistent (client -> backend for PERSIST seconds
+ *            after the client's last connection ends)
  *   rule     (http, tls services) request or SNI matchers -> another pool
  *
  * Commands (request attributes -> reply)
@@ -25,8 +27,11 @@
  *   KLB_CMD_BACKEND_NEW   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT, [WEIGHT], [STATE]}}
  *   KLB_CMD_BACKEND_SET   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT, [WEIGHT], [STATE]}}
  *   KLB_CMD_BACKEND_DEL   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT}}
- *   KLB_CMD_SERVICE_NEW   KLB_A_SERVICE{NAME, ADDR4|ADDR6, PORT, PROTO, MODE, POOL}
- *   KLB_CMD_SERVICE_SET   KLB_A_SERVICE{NAME, [POOL]}
+ *   KLB_CMD_SERVICE_NEW   KLB_A_SERVICE{NAME, ADDR4|ADDR6, PORT, PROTO, MODE, POOL,
+ *                         [PROXY_PROTOCOL], [SNAT], [PERSIST, [PERSIST_MASK]],
+ *                         [COOKIE]}
+ *   KLB_CMD_SERVICE_SET   KLB_A_SERVICE{NAME, [POOL], [PROXY_PROTOCOL],
+ *                         [PERSIST], [PERSIST_MASK]}
  *   KLB_CMD_SERVICE_DEL   KLB_A_SERVICE{NAME}
  *   KLB_CMD_SERVICE_GET   do: KLB_A_SERVICE{NAME} -> one service; dump: all
  *   KLB_CMD_CONN_GET      dump only; optional KLB_A_SERVICE{NAME} filter.
@@ -42,6 +47,15 @@
  *   KLB_CMD_RULE_DEL      KLB_A_RULE{SERVICE, INDEX}: later rules move up
  *   KLB_CMD_RULE_GET      dump only: KLB_A_RULE{SERVICE} -> one message per
  *                         rule, with its INDEX, in order
+ *   KLB_CMD_PERSIST_GET   dump only; optional KLB_A_SERVICE{NAME} filter ->
+ *                         KLB_A_PERSIST per persistence entry. Best effort.
+ *
+ * Modes: nat rewrites the destination (backends route replies via klb);
+ * fnat also rewrites the source to one of the service's SNAT addresses (or
+ * the address klb would use towards the backend), so backends need no
+ * route to clients and never see them; dr forwards the frame unchanged to
+ * the backend's MAC on a shared link; tun encapsulates it in IPIP/IP6IP6.
+ * In dr and tun the backend holds the VIP and answers clients directly.
  *
  * Config dumps (pools, services) are consistent: if the configuration
  * changed while a dump was in progress the dump is flagged NLM_F_DUMP_INTR.
@@ -78,6 +92,7 @@ enum klb_cmd {
 	KLB_CMD_RULE_NEW,
 	KLB_CMD_RULE_DEL,
 	KLB_CMD_RULE_GET,
+	KLB_CMD_PERSIST_GET,
 
 	__KLB_CMD_MAX
 };
@@ -112,6 +127,9 @@ enum klb_mode {
 	KLB_MODE_NAT,		/* destination NAT, replies routed back via klb */
 	KLB_MODE_HTTP,		/* L7: terminate TCP, route each HTTP request */
 	KLB_MODE_TLS,		/* L7: steer TLS by SNI, relay bytes unchanged */
+	KLB_MODE_FNAT,		/* full NAT: destination and source rewritten */
+	KLB_MODE_DR,		/* direct routing: only the MAC changes */
+	KLB_MODE_TUN,		/* IPIP / IP6IP6 tunnel to the backend */
 
 	__KLB_MODE_MAX
 };
@@ -142,6 +160,7 @@ enum klb_attr {
 	KLB_A_CONN,		/* nest: enum klb_conn_attr (dump output) */
 	KLB_A_CONFIG,		/* nest: enum klb_config_attr (restore) */
 	KLB_A_RULE,		/* nest: enum klb_rule_attr */
+	KLB_A_PERSIST,		/* nest: enum klb_persist_attr (dump output) */
 
 	__KLB_A_MAX
 };
@@ -197,6 +216,10 @@ enum klb_service_attr {
 	KLB_SERVICE_A_PROXY_PROTOCOL,	/* u8: 0 none, 2 PROXY v2 (http mode) */
 	KLB_SERVICE_A_RULES,	/* nest of KLB_RULES_A_RULE (restore input) */
 	KLB_SERVICE_A_NRULES,	/* u32: number of rules (output) */
+	KLB_SERVICE_A_SNAT,	/* nest of KLB_SNAT_A_ADDR4|6 (fnat): sources */
+	KLB_SERVICE_A_PERSIST,	/* u32: persistence timeout, seconds; 0 off */
+	KLB_SERVICE_A_PERSIST_MASK,	/* u8: client prefix length (persist) */
+	KLB_SERVICE_A_COOKIE,	/* string: http persistence cookie; "" none */
 
 	__KLB_SERVICE_A_MAX
 };
@@ -216,6 +239,10 @@ enum klb_stats_attr {
 	KLB_STATS_A_DROP_TABLE_FULL,	/* u64, service only */
 	KLB_STATS_A_DROP_BAD_PACKET,	/* u64, service only */
 	KLB_STATS_A_L7,			/* nest: enum klb_l7_stats_attr (http, tls) */
+	KLB_STATS_A_DROP_NO_PORT,	/* u64, service only: fnat ports used up */
+	KLB_STATS_A_DROP_NO_ROUTE,	/* u64, service only: dr/tun/fnat no path */
+	KLB_STATS_A_DROP_TOO_BIG,	/* u64, service only: answered with ICMP */
+	KLB_STATS_A_PERSIST_FULL,	/* u64, service only: persist_max reached */
 
 	__KLB_STATS_A_MAX
 };
@@ -281,6 +308,39 @@ enum klb_rule_attr {
 };
 
 #define KLB_RULE_A_MAX (__KLB_RULE_A_MAX - 1)
+
+#define KLB_SNAT_MAX		16	/* source addresses of an fnat service */
+
+enum klb_snat_attr {
+	KLB_SNAT_A_UNSPEC,
+	KLB_SNAT_A_ADDR4,	/* binary, 4 bytes, repeated */
+	KLB_SNAT_A_ADDR6,	/* binary, 16 bytes, repeated */
+
+	__KLB_SNAT_A_MAX
+};
+
+#define KLB_SNAT_A_MAX (__KLB_SNAT_A_MAX - 1)
+
+#define KLB_PERSIST_TIMEOUT_MAX	(31 * 24 * 3600)	/* seconds */
+#define KLB_COOKIE_NAME_MAX	64	/* including the terminating NUL */
+
+/* One persistence entry: a client (prefix) pinned to a backend. */
+enum klb_persist_attr {
+	KLB_PERSIST_A_UNSPEC,
+	KLB_PERSIST_A_SERVICE,		/* string: service name */
+	KLB_PERSIST_A_CLIENT_ADDR4,	/* binary 4: masked client address */
+	KLB_PERSIST_A_CLIENT_ADDR6,	/* binary 16 */
+	KLB_PERSIST_A_CLIENT_PREFIX,	/* u8: prefix length of the mask */
+	KLB_PERSIST_A_BACKEND_ADDR4,	/* binary 4 */
+	KLB_PERSIST_A_BACKEND_ADDR6,	/* binary 16 */
+	KLB_PERSIST_A_BACKEND_PORT,	/* u16 */
+	KLB_PERSIST_A_CONNS,		/* u32: connections it holds now */
+	KLB_PERSIST_A_EXPIRES_MS,	/* u32: ms until expiry (0 while held) */
+
+	__KLB_PERSIST_A_MAX
+};
+
+#define KLB_PERSIST_A_MAX (__KLB_PERSIST_A_MAX - 1)
 
 enum klb_conn_attr {
 	KLB_CONN_A_UNSPEC,
