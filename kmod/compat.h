@@ -55,6 +55,19 @@ static inline void klb_defrag_disable(struct net *net)
 	nf_defrag_ipv4_disable(net);
 }
 
+/*
+ * A packet klb forwards leaves with no receive timestamp (qdiscs such as
+ * fq read it as a departure time). 5.18 gave the field a helper.
+ */
+static inline void klb_skb_clear_tstamp(struct sk_buff *skb)
+{
+#if KERNEL_VERSION(5, 18, 0) <= LINUX_VERSION_CODE
+	skb_clear_tstamp(skb);
+#else
+	skb->tstamp = 0;
+#endif
+}
+
 /* ---- sysctl.c, netlink/ ------------------------------------------------ */
 #include <linux/netlink.h>
 #include <net/net_namespace.h>

@@ -439,6 +439,111 @@ basic_service() {
 	check "service add web vip $VIP4:80" klbctl service add web vip $VIP4:80 proto tcp mode nat pool web
 }
 
+# ---- forwarding modes -----------------------------------------------------------
+
+# direct_return_setup: the client also sits on the backends' segment (eth1
+# on br0, $CLIBR4 / $CLIBR6) and the backends route the client network
+# there, so replies skip the balancer's IP layer (dr, tun). Bridged frames
+# do not pass IP netfilter hooks (no br_netfilter).
+CLIBR4=10.0.1.50
+CLIBR6=fd01::50
+direct_return_setup() {
+	local i
+	ip -n "$NS_CLI" -b - <<-EOF || bail "client second link"
+		link add eth1 type veth peer name clibr netns $NS_LB
+		addr add $CLIBR4/24 dev eth1
+		addr add $CLIBR6/64 dev eth1 nodad
+		link set eth1 up
+	EOF
+	ip -n "$NS_LB" -b - <<-EOF || bail "client second link, balancer side"
+		link set clibr master br0
+		link set clibr up
+	EOF
+	cli sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.eth1.rp_filter=0
+	for i in $(seq 1 "$NBE"); do
+		ip -n "${NS_BE[i]}" -b - <<-EOF || bail "backend $i return route"
+			route add 10.0.0.0/24 via $CLIBR4
+			route add fd00::/64 via $CLIBR6
+		EOF
+	done
+	wait_for "be1 reaches the client directly" be 1 busybox ping -c1 -W1 $CLI4
+}
+
+# vip_on_backends: every backend holds both VIPs on lo and, as a dr or tun
+# backend must, neither answers ARP for them nor uses them as ARP source.
+vip_on_backends() {
+	local i
+	for i in $(seq 1 "$NBE"); do
+		be "$i" sysctl -qw net.ipv4.conf.all.arp_ignore=1 \
+			net.ipv4.conf.all.arp_announce=2 net.ipv4.conf.all.rp_filter=0 \
+			net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.lo.rp_filter=0
+		ip -n "${NS_BE[i]}" -b - <<-EOF || bail "VIPs on backend $i"
+			addr add $VIP4/32 dev lo
+			addr add $VIP6/128 dev lo nodad
+		EOF
+	done
+}
+
+# icmp_reaches_backend DESC SVC VIP: hold a connection to VIP:80 from the
+# client, then send the VIP an ICMP error quoting a VIP -> client segment of
+# it (as a router on the backend's direct way to the client would): klb
+# must send it on to the backend that holds the connection (its ICMP
+# in-counter rises), so that the backend's socket learns the path MTU.
+icmp_reaches_backend() {
+	local desc=$1 svc=$2 vip=$3 ctr=IcmpInDestUnreachs c client cport n before after hp
+	[[ $vip == *:* ]] && ctr=Icmp6InPktTooBigs
+	cli bash -c 'exec 3<>"/dev/tcp/$1/80" && sleep 30' _ "$vip" &
+	hp=$!
+	poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service $svc |
+		jq -e '[.[] | select(.state == \"established\")] | length > 0'"
+	c=$(klbctl -j conn show service "$svc" | jq -c '[.[] | select(.state == "established")][0]')
+	client=$(jq -r .client <<<"$c")
+	cport=$(jq -r .client_port <<<"$c")
+	n=$(be_name "$(jq -r .backend <<<"$c")")
+	n=${n#be}
+	before=$(be "$n" nstat -asz "$ctr" | awk -v c="$ctr" '$1 == c {print $2}')
+	cli "$PY" "$SELFTESTS/klb_icmp.py" --vip "$vip" --client "$client" --vport 80 --cport "$cport" ||
+		diag "klb_icmp.py failed"
+	poll_until 10 sh -c "[ \"\$(ip netns exec ${NS_BE[n]} nstat -asz $ctr | awk '\$1 == \"$ctr\" {print \$2}')\" -gt ${before:-0} ]"
+	after=$(be "$n" nstat -asz "$ctr" | awk -v c="$ctr" '$1 == c {print $2}')
+	check "$desc ($ctr on be$n: ${before:-?} -> ${after:-?})" test "${after:-0}" -gt "${before:-0}"
+	kill "$hp" 2>/dev/null
+	wait "$hp" 2>/dev/null
+}
+
+# randfile PATH KB: random content; prints its sha256
+randfile() {
+	head -c "$(($2 * 1024))" /dev/urandom >"$1"
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+# upload_sha NS_BE ADDR PORT FILE: send FILE from the client to a socat in
+# backend NS_BE listening on PORT (reached as ADDR:PORT); prints the
+# sha256 of what the backend received (empty on failure)
+upload_sha() {
+	local bns=$1 addr=$2 port=$3 src=$4 dst=$TMPD/up.$RANDOM pid
+	ip netns exec "$bns" socat -u "TCP6-LISTEN:$port,reuseaddr,ipv6only=0" "OPEN:$dst,creat,trunc" &
+	pid=$!
+	poll_until 10 sh -c "ip netns exec $bns ss -Htln 'sport = :$port' | grep -q ." ||
+		diag "socat in $bns does not listen on $port"
+	cli timeout 120 socat -u "FILE:$src" "TCP:$addr:$port,connect-timeout=5" 2>/dev/null
+	local i
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	[ -s "$dst" ] && sha256sum "$dst" | cut -d' ' -f1
+	rm -f "$dst"
+}
+
+# download_sha URL: sha256 of what the client gets from URL (curl -f)
+download_sha() {
+	cli timeout 300 bash -c 'set -o pipefail; curl -sSgf --max-time 280 "$1" | sha256sum' _ "$1" 2>/dev/null |
+		cut -d' ' -f1
+}
+
 # ---- teardown -----------------------------------------------------------------
 
 _kill_ns_pids() {

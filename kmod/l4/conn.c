@@ -213,14 +213,38 @@ static void klb_conn_gc_kick(struct klb_conn_table *t)
 				   KLB_GC_PERIOD);
 }
 
-struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
-			      struct klb_backend *be,
-			      const struct klb_flow *orig)
+/*
+ * The reply tuple of a connection to @be: what the backend sends back.
+ * nat: from the backend to the client. dr and tun: the backend answers the
+ * client from the VIP itself, so the reply is the original reversed (klb
+ * only sees it if it routes the client's traffic). fnat: set by the caller
+ * to the balancer's source address and port (l4/fnat.c).
+ */
+static void klb_conn_set_reply(struct klb_conn *c, const struct klb_backend *be,
+			       u8 mode)
+{
+	struct klb_flow *r = &c->h[KLB_DIR_REPLY].flow;
+
+	klb_flow_reverse(r, &c->h[KLB_DIR_ORIG].flow);
+	if (mode == KLB_MODE_DR || mode == KLB_MODE_TUN)
+		return;
+	r->saddr = be->addr;
+	r->sport = be->port;
+}
+
+void klb_conn_rehash_reply(struct klb_conn_table *t, struct klb_conn *c)
+{
+	c->bucket[KLB_DIR_REPLY] = klb_flow_hash(t, &c->h[KLB_DIR_REPLY].flow) &
+				   t->mask;
+}
+
+struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
+				struct klb_backend *be,
+				const struct klb_flow *orig)
 {
 	struct klb_conn_table *t = kn->conns;
 	int max = READ_ONCE(kn->sysctl.conn_max);
-	struct klb_conn *c, *old;
-	int dir;
+	struct klb_conn *c;
 
 	if (atomic_inc_return(&t->count) > max) {
 		atomic_dec(&t->count);
@@ -233,37 +257,50 @@ struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 	}
 
 	c->h[KLB_DIR_ORIG].flow = *orig;
-	klb_flow_reverse(&c->h[KLB_DIR_REPLY].flow, orig);
-	c->h[KLB_DIR_REPLY].flow.saddr = be->addr;
-	c->h[KLB_DIR_REPLY].flow.sport = be->port;
-	for (dir = 0; dir < KLB_DIR_MAX; dir++) {
-		c->h[dir].dir = dir;
-		c->bucket[dir] = klb_flow_hash(t, &c->h[dir].flow) & t->mask;
-	}
+	c->h[KLB_DIR_ORIG].dir = KLB_DIR_ORIG;
+	c->h[KLB_DIR_REPLY].dir = KLB_DIR_REPLY;
+	c->bucket[KLB_DIR_ORIG] = klb_flow_hash(t, orig) & t->mask;
+	klb_conn_set_reply(c, be, svc->mode);
+	klb_conn_rehash_reply(t, c);
 	spin_lock_init(&c->lock);
 	c->state = orig->proto == IPPROTO_TCP ? KLB_CONN_SYN_SENT :
 						KLB_CONN_UDP;
 	c->expires = jiffies + klb_conn_timeout(&kn->sysctl, c->state);
-	__set_bit(KLB_CONN_F_ACTIVE, &c->flags);
 	c->svc = svc;
 	c->be = be;
+	return c;
+}
+
+void klb_conn_free_unused(struct klb_conn_table *t, struct klb_conn *c)
+{
+	kmem_cache_free(klb_conn_cache, c);
+	atomic_dec(&t->count);
+}
+
+struct klb_conn *klb_conn_insert(struct klb_conn_table *t, struct klb_conn *c)
+{
+	struct klb_service *svc = c->svc;
+	struct klb_backend *be = c->be;
+	struct klb_conn *old;
 
 	klb_conn_lock(t, c);
-	old = klb_conn_find_locked(t, c->bucket[KLB_DIR_ORIG], orig,
-				   KLB_DIR_ORIG);
+	old = klb_conn_find_locked(t, c->bucket[KLB_DIR_ORIG],
+				   &c->h[KLB_DIR_ORIG].flow, KLB_DIR_ORIG);
 	if (old)
-		goto unlock_free;
+		goto unlock;
 	/*
 	 * Two flows may only share a reply tuple if one client address:port
-	 * talks to two VIPs that map to the same backend: replies could not
-	 * be told apart, so refuse the newcomer rather than break both.
+	 * talks to two VIPs that map to the same backend (or, in fnat, if
+	 * the source port is taken): replies could not be told apart, so
+	 * refuse the newcomer rather than break both.
 	 */
 	if (klb_conn_find_locked(t, c->bucket[KLB_DIR_REPLY],
 				 &c->h[KLB_DIR_REPLY].flow, KLB_DIR_REPLY)) {
 		old = ERR_PTR(-EADDRINUSE);
-		goto unlock_free;
+		goto unlock;
 	}
 	c->id = atomic_long_inc_return(&t->next_id);
+	__set_bit(KLB_CONN_F_ACTIVE, &c->flags);
 	klb_service_get(svc);
 	klb_backend_get(be);
 	atomic_inc(&svc->active_conns);
@@ -280,11 +317,24 @@ struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 	klb_conn_gc_kick(t);
 	return c;
 
-unlock_free:
+unlock:
 	klb_conn_unlock(t, c);
-	kmem_cache_free(klb_conn_cache, c);
-	atomic_dec(&t->count);
 	return old;
+}
+
+struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
+			      struct klb_backend *be,
+			      const struct klb_flow *orig)
+{
+	struct klb_conn *c, *ret;
+
+	c = klb_conn_alloc(kn, svc, be, orig);
+	if (IS_ERR(c))
+		return c;
+	ret = klb_conn_insert(kn->conns, c);
+	if (ret != c)
+		klb_conn_free_unused(kn->conns, c);
+	return ret;
 }
 
 /* TCP state after a segment with @f went through in direction @dir. */
@@ -307,6 +357,14 @@ static u8 klb_tcp_next_state(struct klb_conn *c, enum klb_dir dir, u8 f)
 		if (dir == KLB_DIR_REPLY && (f & KLB_TCP_SYN) &&
 		    (f & KLB_TCP_ACK))
 			return KLB_CONN_SYN_RECV;
+		/*
+		 * dr and tun see only the client: its first ACK is the
+		 * sign that the handshake went through (as IPVS's input-only
+		 * state table has it).
+		 */
+		if (klb_conn_oneway(c) && dir == KLB_DIR_ORIG &&
+		    (f & KLB_TCP_ACK) && !(f & KLB_TCP_SYN))
+			return KLB_CONN_ESTABLISHED;
 		break;
 	case KLB_CONN_SYN_RECV:
 		if (dir == KLB_DIR_ORIG && (f & KLB_TCP_ACK) &&
@@ -463,6 +521,10 @@ static void klb_conn_fill_info(const struct klb_conn *c,
 	ci->vport = o->dport;
 	ci->baddr = r->saddr;
 	ci->bport = r->sport;
+	if (c->svc->mode == KLB_MODE_FNAT) {
+		ci->laddr = r->daddr;
+		ci->lport = r->dport;
+	}
 	ci->expires_ms = time_after(expires, now) ?
 			 jiffies_to_msecs(expires - now) : 0;
 }

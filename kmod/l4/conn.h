@@ -35,6 +35,9 @@ struct klb_conn_hnode {
 enum {
 	KLB_CONN_F_ACTIVE,	/* counted in svc/be active_conns */
 	KLB_CONN_F_DEAD,	/* unlinked; memory freed after a grace period */
+	KLB_CONN_F_LOCAL,	/* the client is local (LOCAL_OUT): fnat replies
+				 * are delivered, not transmitted
+				 */
 };
 
 struct klb_conn {
@@ -50,6 +53,12 @@ struct klb_conn {
 	struct klb_backend *be;		/* reference held */
 	struct rcu_head rcu;
 };
+
+/* dr and tun: replies go from the backend to the client, not through klb. */
+static inline bool klb_conn_oneway(const struct klb_conn *c)
+{
+	return c->svc->mode == KLB_MODE_DR || c->svc->mode == KLB_MODE_TUN;
+}
 
 static inline struct klb_conn *klb_hnode_conn(struct klb_conn_hnode *h)
 {
@@ -70,6 +79,20 @@ struct klb_conn *klb_conn_find(struct klb_conn_table *t,
 struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 			      struct klb_backend *be,
 			      const struct klb_flow *orig);
+/*
+ * klb_conn_new() in steps, for a caller that chooses the reply tuple
+ * (fnat's source port): allocate a connection with the default reply
+ * tuple of its service's mode (-ENOSPC, -ENOMEM); change
+ * h[KLB_DIR_REPLY].flow and rehash it; insert (the connection, another
+ * CPU's twin, or ERR_PTR(-EADDRINUSE) if the reply tuple is taken); a
+ * connection that was not inserted is freed with klb_conn_free_unused().
+ */
+struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
+				struct klb_backend *be,
+				const struct klb_flow *orig);
+void klb_conn_rehash_reply(struct klb_conn_table *t, struct klb_conn *c);
+struct klb_conn *klb_conn_insert(struct klb_conn_table *t, struct klb_conn *c);
+void klb_conn_free_unused(struct klb_conn_table *t, struct klb_conn *c);
 /* Unlink (idempotent) and free after a grace period. Any context. */
 void klb_conn_expire(struct klb_conn_table *t, struct klb_conn *c);
 /* A packet of @c went through in direction @dir: advance state, timer. */
@@ -113,8 +136,8 @@ struct klb_conn_info {
 	u16 family;
 	u8 proto;
 	u8 state;			/* enum klb_conn_state */
-	union nf_inet_addr caddr, vaddr, baddr;
-	__be16 cport, vport, bport;
+	union nf_inet_addr caddr, vaddr, baddr, laddr;
+	__be16 cport, vport, bport, lport;	/* lport 0: not fnat */
 	u32 expires_ms;
 };
 

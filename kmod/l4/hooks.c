@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klb netfilter hooks: where packets enter the L4 NAT datapath.
+ * klb netfilter hooks: where packets enter the L4 datapath.
  *
  * Requests (client -> VIP) are caught in PRE_ROUTING and LOCAL_OUT just
  * before conntrack, after defragmentation: the destination becomes the
@@ -15,6 +15,18 @@
  *
  * The reply hooks see every packet of the namespace, so their miss path is
  * one parse of headers already in the linear area and one hash lookup.
+ *
+ * The other L4 modes leave through klb's own transmit paths (xmit.c):
+ *  - fnat: requests are rewritten both ways in PRE_ROUTING and routed as
+ *    output (their new source is local: the input route would call it a
+ *    martian); replies come to the balancer's address, so LOCAL_IN finds
+ *    them, after the input route checked the real addresses, and sends
+ *    them on to the client. A local client (LOCAL_OUT) is re-routed as in
+ *    nat, and its replies are delivered locally.
+ *  - dr, tun: requests are sent to the backend from PRE_ROUTING; replies
+ *    do not come back. Local clients are not balanced in these modes
+ *    (their packets go on unchanged), as the backend answers from the VIP.
+ * Packets klb transmits itself skip conntrack on the way in.
  */
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
@@ -22,10 +34,12 @@
 #include <net/sock.h>
 
 #include "l4/conn.h"
+#include "l4/fnat.h"
 #include "l4/hooks.h"
 #include "l4/icmp.h"
 #include "l4/nat.h"
 #include "l4/vip.h"
+#include "l4/xmit.h"
 #include "l7/engine.h"
 #include "sched/table.h"
 
@@ -34,10 +48,28 @@ static void klb_drop_count(struct klb_service *svc, enum klb_drop_reason why)
 	klb_stats_drop(svc->stats, why);
 }
 
-/* Schedule a new connection for the first packet of a flow. */
+/* Why a new connection could not be made. */
+static enum klb_drop_reason klb_conn_new_drop(long err)
+{
+	switch (err) {
+	case -EADDRINUSE:	/* this backend cannot take this client port */
+		return KLB_DROP_NO_BACKEND;
+	case -EADDRNOTAVAIL:	/* fnat: no free source port */
+		return KLB_DROP_NO_PORT;
+	case -ENETUNREACH:	/* fnat: no source address towards it */
+		return KLB_DROP_NO_ROUTE;
+	default:		/* -ENOSPC, -ENOMEM */
+		return KLB_DROP_TABLE_FULL;
+	}
+}
+
+/*
+ * Schedule a new connection for the first packet of a flow; @local: the
+ * client is on this host (LOCAL_OUT).
+ */
 static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 					  struct klb_service *svc,
-					  const struct klb_pkt *p)
+					  const struct klb_pkt *p, bool local)
 {
 	struct klb_sched_table *table;
 	struct klb_backend *be = NULL;
@@ -61,26 +93,80 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 		return NULL;
 	}
 
-	c = klb_conn_new(kn, svc, be, &p->flow);
+	if (svc->mode == KLB_MODE_FNAT)
+		c = klb_fnat_conn_new(kn, svc, be, &p->flow);
+	else
+		c = klb_conn_new(kn, svc, be, &p->flow);
 	if (IS_ERR(c)) {
-		/* -EADDRINUSE: this backend cannot take this client port. */
-		klb_drop_count(svc, PTR_ERR(c) == -EADDRINUSE ?
-				    KLB_DROP_NO_BACKEND : KLB_DROP_TABLE_FULL);
+		klb_drop_count(svc, klb_conn_new_drop(PTR_ERR(c)));
 		return NULL;
 	}
+	if (local)
+		set_bit(KLB_CONN_F_LOCAL, &c->flags);
 	return c;
 }
 
 /*
+ * Forward a client's packet of connection @c. nat: the destination is
+ * rewritten and the caller routes it. fnat: the source too, and it is
+ * sent from here unless the client is local. dr, tun: sent from here.
+ * Returns NF_ACCEPT, NF_STOLEN or NF_DROP.
+ */
+static unsigned int klb_forward(struct klb_net *kn, struct klb_conn *c,
+				struct sk_buff *skb, const struct klb_pkt *p,
+				bool local)
+{
+	const struct klb_flow *r = &c->h[KLB_DIR_REPLY].flow;
+	struct klb_service *svc = c->svc;
+	u8 mode = svc->mode;
+
+	if (mode == KLB_MODE_FNAT && !local &&
+	    !klb_xmit_route(kn->net, skb, svc, &r->saddr, &r->daddr, false))
+		return NF_DROP;
+	if (mode == KLB_MODE_NAT || mode == KLB_MODE_FNAT) {
+		if (klb_nat_rewrite(skb, p, false, &r->saddr, r->sport))
+			return NF_DROP;
+		if (mode == KLB_MODE_FNAT &&
+		    klb_nat_rewrite(skb, p, true, &r->daddr, r->dport))
+			return NF_DROP;
+	}
+	klb_conn_seen(kn, c, KLB_DIR_ORIG, p->tcpflags);
+	klb_conn_account(c, skb, p, false);
+
+	switch (mode) {
+	case KLB_MODE_FNAT:
+		return local ? NF_ACCEPT : klb_xmit_send(kn->net, skb, svc->family);
+	case KLB_MODE_DR:
+		return klb_xmit_dr(kn->net, skb, svc, c->be);
+	case KLB_MODE_TUN:
+		return klb_xmit_tun(kn->net, skb, svc, c->be);
+	}
+	return NF_ACCEPT;
+}
+
+/* A new SYN on a finished connection's tuple starts afresh. */
+static bool klb_conn_finished(const struct klb_conn *c, u8 tcpflags)
+{
+	u8 state;
+
+	if ((tcpflags & (KLB_TCP_SYN | KLB_TCP_ACK)) != KLB_TCP_SYN)
+		return false;
+	state = READ_ONCE(c->state);
+	/* dr, tun: the backend's FIN is never seen, the client's may be. */
+	return state == KLB_CONN_TIME_WAIT || state == KLB_CONN_CLOSE ||
+	       (state == KLB_CONN_FIN_WAIT && klb_conn_oneway(c));
+}
+
+/*
  * A packet to @svc's VIP. Called with BH disabled under rcu_read_lock.
- * Returns NF_ACCEPT with the destination rewritten, or NF_DROP.
+ * Returns NF_ACCEPT (nat, fnat from a local client: rewritten, for the
+ * caller to route), NF_STOLEN (sent on by klb) or NF_DROP.
  */
 static unsigned int klb_request_svc(struct klb_net *kn, struct klb_service *svc,
 				    struct sk_buff *skb, enum klb_parse res,
-				    const struct klb_pkt *p)
+				    const struct klb_pkt *p, bool local)
 {
 	struct klb_conn_table *t = kn->conns;
-	const struct klb_flow *r;
 	struct klb_conn *c;
 
 	if (res == KLB_PARSE_BAD) {
@@ -89,27 +175,22 @@ static unsigned int klb_request_svc(struct klb_net *kn, struct klb_service *svc,
 	}
 
 	c = klb_conn_find(t, &p->flow, KLB_DIR_ORIG);
-	/* A new SYN on a finished connection's tuple starts afresh. */
-	if (c && (p->tcpflags & (KLB_TCP_SYN | KLB_TCP_ACK)) == KLB_TCP_SYN) {
-		u8 state = READ_ONCE(c->state);
-
-		if (state == KLB_CONN_TIME_WAIT || state == KLB_CONN_CLOSE) {
-			klb_conn_expire(t, c);
-			c = NULL;
-		}
+	if (c && klb_conn_finished(c, p->tcpflags)) {
+		klb_conn_expire(t, c);
+		c = NULL;
 	}
 	if (!c) {
-		c = klb_conn_schedule(kn, svc, p);
+		c = klb_conn_schedule(kn, svc, p, local);
 		if (!c)
 			return NF_DROP;
 	}
+	return klb_forward(kn, c, skb, p, local);
+}
 
-	r = &c->h[KLB_DIR_REPLY].flow;
-	if (klb_nat_rewrite(skb, p, false, &r->saddr, r->sport))
-		return NF_DROP;
-	klb_conn_seen(kn, c, KLB_DIR_ORIG, p->tcpflags);
-	klb_conn_account(c, skb, p, false);
-	return NF_ACCEPT;
+/* dr and tun do not balance local clients (see the top of this file). */
+static bool klb_mode_remote_only(u8 mode)
+{
+	return mode == KLB_MODE_DR || mode == KLB_MODE_TUN;
 }
 
 static unsigned int klb_request(struct sk_buff *skb,
@@ -120,10 +201,12 @@ static unsigned int klb_request(struct sk_buff *skb,
 	struct klb_service *svc;
 	unsigned int verdict;
 
+	bool local = state->hook == NF_INET_LOCAL_OUT;
+
 	/* LOCAL_OUT may run in process context: keep per-CPU counters safe. */
 	local_bh_disable();
 	if (p->flow.proto == IPPROTO_ICMP || p->flow.proto == IPPROTO_ICMPV6) {
-		verdict = klb_icmp_request(kn, skb, p);
+		verdict = klb_icmp_request(kn, skb, p, local);
 	} else {
 		svc = klb_vip_lookup_rcu(kn, p->flow.family, p->flow.proto,
 					 &p->flow.daddr, p->flow.dport);
@@ -131,10 +214,11 @@ static unsigned int klb_request(struct sk_buff *skb,
 			verdict = NF_ACCEPT;
 		else if (klb_mode_l7(svc->mode))
 			/* L7: TCP terminates here; a local client needs a local VIP. */
-			verdict = state->hook == NF_INET_PRE_ROUTING ?
-				  klb_l7_steer(kn, svc, skb) : NF_ACCEPT;
+			verdict = local ? NF_ACCEPT : klb_l7_steer(kn, svc, skb);
+		else if (local && klb_mode_remote_only(svc->mode))
+			verdict = NF_ACCEPT;
 		else
-			verdict = klb_request_svc(kn, svc, skb, res, p);
+			verdict = klb_request_svc(kn, svc, skb, res, p, local);
 	}
 	local_bh_enable();
 	return verdict;
@@ -190,12 +274,53 @@ static unsigned int klb_local_out(struct sk_buff *skb,
 	return err < 0 ? NF_DROP : NF_ACCEPT;
 }
 
+/*
+ * A backend's packet of connection @c, in @hook. nat: the source becomes
+ * the VIP again. fnat (LOCAL_IN only: it is addressed to the balancer):
+ * the destination becomes the client too, and it is sent on unless the
+ * client is local. dr, tun: seen only if klb routes the backend's way to
+ * the client; counted, unchanged.
+ */
+static unsigned int klb_reply_conn(struct klb_net *kn, struct klb_conn *c,
+				   struct sk_buff *skb,
+				   const struct klb_pkt *p, unsigned int hook)
+{
+	const struct klb_flow *o = &c->h[KLB_DIR_ORIG].flow;
+	u8 mode = c->svc->mode;
+	bool fnat = mode == KLB_MODE_FNAT;
+	bool send = fnat && !test_bit(KLB_CONN_F_LOCAL, &c->flags);
+
+	if (fnat && hook != NF_INET_LOCAL_IN)
+		return NF_ACCEPT;
+	if (send && !klb_xmit_route(kn->net, skb, c->svc, &o->saddr,
+				    &o->daddr, true))
+		return NF_DROP;
+	if (mode == KLB_MODE_NAT || fnat) {
+		if (klb_nat_rewrite(skb, p, true, &o->daddr, o->dport))
+			return NF_DROP;
+		if (fnat &&
+		    klb_nat_rewrite(skb, p, false, &o->saddr, o->sport))
+			return NF_DROP;
+	}
+	klb_conn_seen(kn, c, KLB_DIR_REPLY, p->tcpflags);
+	klb_conn_account(c, skb, p, true);
+
+	if (send)
+		return klb_xmit_send(kn->net, skb, c->svc->family);
+	/*
+	 * TCP early demux ran on the backend's address and may have
+	 * attached a socket that is not the one connected to the VIP.
+	 */
+	if (hook == NF_INET_LOCAL_IN && skb->sk)
+		skb_orphan(skb);
+	return NF_ACCEPT;
+}
+
 static unsigned int klb_reply(struct sk_buff *skb,
 			      const struct nf_hook_state *state, u16 family)
 {
 	struct klb_net *kn = klb_net(state->net);
 	struct klb_conn_table *t = kn->conns;
-	const struct klb_flow *o;
 	unsigned int verdict;
 	enum klb_parse res;
 	struct klb_conn *c;
@@ -209,7 +334,7 @@ static unsigned int klb_reply(struct sk_buff *skb,
 
 	if (p.flow.proto == IPPROTO_ICMP || p.flow.proto == IPPROTO_ICMPV6) {
 		local_bh_disable();
-		verdict = klb_icmp_reply(kn, skb, &p);
+		verdict = klb_icmp_reply(kn, skb, &p, state->hook);
 		local_bh_enable();
 		return verdict;
 	}
@@ -224,21 +349,7 @@ static unsigned int klb_reply(struct sk_buff *skb,
 		verdict = NF_DROP;
 		goto out;
 	}
-	o = &c->h[KLB_DIR_ORIG].flow;
-	if (klb_nat_rewrite(skb, &p, true, &o->daddr, o->dport)) {
-		verdict = NF_DROP;
-		goto out;
-	}
-	klb_conn_seen(kn, c, KLB_DIR_REPLY, p.tcpflags);
-	klb_conn_account(c, skb, &p, true);
-	verdict = NF_ACCEPT;
-
-	/*
-	 * TCP early demux ran on the backend's address and may have
-	 * attached a socket that is not the one connected to the VIP.
-	 */
-	if (state->hook == NF_INET_LOCAL_IN && skb->sk)
-		skb_orphan(skb);
+	verdict = klb_reply_conn(kn, c, skb, &p, state->hook);
 out:
 	local_bh_enable();
 	return verdict;

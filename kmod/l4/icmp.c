@@ -14,6 +14,14 @@
  *      way; addressed to the VIP; caught by the request hooks): the quote
  *      becomes backend -> client and the error is sent to the backend.
  *
+ * fnat: in (a) the quote is balancer -> backend and the error comes to
+ * the balancer (LOCAL_IN): quote and outer destination become the client's
+ * and klb sends it on; in (b) the quote becomes backend -> balancer and the
+ * outer source the balancer's address. dr, tun: the backend holds the VIP
+ * and its replies skip klb, so only (b) happens, and the error is sent to
+ * the backend unchanged, the way the client's packets go (PMTU towards the
+ * client thus reaches the backend's socket).
+ *
  * Errors are rare, so the ICMP checksum is verified in full before and
  * recomputed in full after (it covers the quote, and for ICMPv6 the
  * pseudo-header too) instead of being patched field by field.
@@ -32,6 +40,7 @@
 #include "l4/icmp.h"
 #include "l4/nat.h"
 #include "l4/vip.h"
+#include "l4/xmit.h"
 #include "l7/engine.h"
 
 /* The quoted packet inside an ICMP error. */
@@ -197,7 +206,7 @@ static bool klb_icmp_prepare(struct sk_buff *skb, const struct klb_pkt *p,
 }
 
 unsigned int klb_icmp_reply(struct klb_net *kn, struct sk_buff *skb,
-			    const struct klb_pkt *p)
+			    const struct klb_pkt *p, unsigned int hook)
 {
 	const struct klb_flow *o;
 	struct klb_icmp_quote q;
@@ -210,7 +219,9 @@ unsigned int klb_icmp_reply(struct klb_net *kn, struct sk_buff *skb,
 	/* The quote is client -> backend: look for that reply tuple. */
 	klb_flow_reverse(&key, &q.flow);
 	c = klb_conn_find(kn->conns, &key, KLB_DIR_REPLY);
-	if (!c)
+	/* dr, tun: nothing to translate; fnat: only addressed to us. */
+	if (!c || klb_conn_oneway(c) ||
+	    (c->svc->mode == KLB_MODE_FNAT && hook != NF_INET_LOCAL_IN))
 		return NF_ACCEPT;
 
 	if (!klb_icmp_prepare(skb, p, &q)) {
@@ -222,8 +233,17 @@ unsigned int klb_icmp_reply(struct klb_net *kn, struct sk_buff *skb,
 	klb_icmp_set_quote(skb, &q, p->flow.family, false, &o->daddr, o->dport);
 	if (klb_addr_equal(p->flow.family, &p->flow.saddr, backend))
 		klb_icmp_set_outer(skb, p, true, &o->daddr);
+	if (c->svc->mode == KLB_MODE_FNAT) {
+		klb_icmp_set_quote(skb, &q, p->flow.family, true, &o->saddr,
+				   o->sport);
+		klb_icmp_set_outer(skb, p, false, &o->saddr);
+	}
 	klb_icmp_csum_set(skb, p);
 	klb_conn_account(c, skb, p, true);
+	if (c->svc->mode == KLB_MODE_FNAT &&
+	    !test_bit(KLB_CONN_F_LOCAL, &c->flags))
+		return klb_xmit_routed(kn->net, skb, c->svc, &o->saddr, NULL,
+				       true);
 	return NF_ACCEPT;
 }
 
@@ -249,12 +269,13 @@ static unsigned int klb_icmp_l7(struct klb_net *kn, struct sk_buff *skb,
 }
 
 unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
-			      const struct klb_pkt *p)
+			      const struct klb_pkt *p, bool local)
 {
 	const struct klb_flow *r;
 	struct klb_icmp_quote q;
 	struct klb_flow key;
 	struct klb_conn *c;
+	u8 mode;
 
 	if (!klb_icmp_parse(skb, p, &q))
 		return NF_ACCEPT;
@@ -266,6 +287,15 @@ unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
 	if (!c)
 		return klb_icmp_l7(kn, skb, p, &q);
 
+	mode = c->svc->mode;
+	if (local && mode != KLB_MODE_NAT)
+		return NF_ACCEPT;
+	if (mode == KLB_MODE_DR || mode == KLB_MODE_TUN) {
+		klb_conn_account(c, skb, p, false);
+		return mode == KLB_MODE_DR ?
+		       klb_xmit_dr(kn->net, skb, c->svc, c->be) :
+		       klb_xmit_tun(kn->net, skb, c->svc, c->be);
+	}
 	if (!klb_icmp_prepare(skb, p, &q)) {
 		klb_stats_drop(c->svc->stats, KLB_DROP_BAD_PACKET);
 		return NF_DROP;
@@ -273,7 +303,15 @@ unsigned int klb_icmp_request(struct klb_net *kn, struct sk_buff *skb,
 	r = &c->h[KLB_DIR_REPLY].flow;
 	klb_icmp_set_quote(skb, &q, p->flow.family, true, &r->saddr, r->sport);
 	klb_icmp_set_outer(skb, p, false, &r->saddr);
+	if (mode == KLB_MODE_FNAT) {
+		klb_icmp_set_quote(skb, &q, p->flow.family, false, &r->daddr,
+				   r->dport);
+		klb_icmp_set_outer(skb, p, true, &r->daddr);
+	}
 	klb_icmp_csum_set(skb, p);
 	klb_conn_account(c, skb, p, false);
+	if (mode == KLB_MODE_FNAT)
+		return klb_xmit_routed(kn->net, skb, c->svc, &r->saddr,
+				       &r->daddr, false);
 	return NF_ACCEPT;
 }

@@ -568,7 +568,11 @@ static int klb_nl_put_conn(const struct klb_conn_info *ci, void *arg)
 			    KLB_CONN_A_BACKEND_ADDR6, ci->family, &ci->baddr) ||
 	    nla_put_u16(skb, KLB_CONN_A_BACKEND_PORT, ntohs(ci->bport)) ||
 	    nla_put_u8(skb, KLB_CONN_A_STATE, ci->state) ||
-	    nla_put_u32(skb, KLB_CONN_A_EXPIRES_MS, ci->expires_ms)) {
+	    nla_put_u32(skb, KLB_CONN_A_EXPIRES_MS, ci->expires_ms) ||
+	    (ci->lport &&
+	     (klb_nl_put_addr(skb, KLB_CONN_A_LOCAL_ADDR4,
+			      KLB_CONN_A_LOCAL_ADDR6, ci->family, &ci->laddr) ||
+	      nla_put_u16(skb, KLB_CONN_A_LOCAL_PORT, ntohs(ci->lport))))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -34,7 +34,7 @@ static void endpoint_print(const char *key, const char *key_port,
 static int conn_print(const struct nlattr *nest)
 {
 	const struct nlattr *tb[KLB_CONN_A_MAX + 1];
-	struct klb_addr client, vip, backend;
+	struct klb_addr client, vip, backend, local;
 	char w1[32], w2[32], upper[32];
 	const char *state;
 	uint32_t ms;
@@ -65,6 +65,9 @@ static int conn_print(const struct nlattr *nest)
 			       attr_u8(tb[KLB_CONN_A_PROTO], 0), w1, sizeof(w1)));
 	endpoint_print("client", "client_port", " %s", &client);
 	endpoint_print("vip", "vip_port", " -> %s", &vip);
+	if (addr_get(tb[KLB_CONN_A_LOCAL_ADDR4], tb[KLB_CONN_A_LOCAL_ADDR6],
+		     tb[KLB_CONN_A_LOCAL_PORT], &local))
+		endpoint_print("local", "local_port", " via %s", &local);
 	endpoint_print("backend", "backend_port", " -> %s", &backend);
 	print_string(PRINT_FP, NULL, " %s", upper);
 	print_string(PRINT_JSON, "state", NULL, state);

@@ -357,6 +357,9 @@ enum klb_conn_attr {
 	KLB_CONN_A_BACKEND_PORT,	/* u16 */
 	KLB_CONN_A_STATE,		/* u8: enum klb_conn_state */
 	KLB_CONN_A_EXPIRES_MS,		/* u32: milliseconds until expiry */
+	KLB_CONN_A_LOCAL_ADDR4,		/* binary 4: fnat source towards the backend */
+	KLB_CONN_A_LOCAL_ADDR6,		/* binary 16 */
+	KLB_CONN_A_LOCAL_PORT,		/* u16 */
 
 	__KLB_CONN_A_MAX
 };
