@@ -90,4 +90,4 @@ else
 	fail "rmmod klb under dr traffic"
 fi
 kill "$tp" 2>/dev/null
-wait "$tp" 2>/dev/null
+wait "$tp" 2>/dev/null || true

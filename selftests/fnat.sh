@@ -160,4 +160,4 @@ else
 	fail "rmmod klb under fnat traffic"
 fi
 kill "$tp" 2>/dev/null
-wait "$tp" 2>/dev/null
+wait "$tp" 2>/dev/null || true

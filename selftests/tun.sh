@@ -88,4 +88,4 @@ else
 	fail "rmmod klb under tun traffic"
 fi
 kill "$tp" 2>/dev/null
-wait "$tp" 2>/dev/null
+wait "$tp" 2>/dev/null || true
