@@ -16,6 +16,8 @@
 #     transfers still complete intact
 #   - a port range of 4 ports: 4 connections open, the 5th is refused and
 #     counted (drops no_port), the 4 keep working (no tuple reused)
+#   - ICMP errors routers send about translated packets are translated
+#     and reach the other end (crafted ones, both directions)
 #   - bad input: snat on a nat service, an snat address of the other
 #     family, too many snat addresses: refused, config unchanged
 #   - rmmod under traffic
@@ -105,6 +107,19 @@ for i in 1 2 3 4 5 6; do
 	got="$got${out:-none} "
 done
 check_eq "fnat UDP: each flow answered from the VIP" "$(tr ' ' '\n' <<<"$got" | grep -c '^be[123]$')" 6
+
+# ---- ICMP errors about translated packets, both ways ------------------------------
+icmp_reaches_backend "fnat: an ICMP error to the VIP about a reply reaches the backend, translated" f4 $VIP4 8080
+held_conn f4 $VIP4 8080
+n=$(be_name "$(jf backend)")
+before=$(icmp_counter "$NS_CLI")
+be "${n#be}" "$PY" "$SELFTESTS/klb_icmp.py" --to "$(jf local)" --qsrc "$(jf local)" \
+	--qsport "$(jf local_port)" --qdst "$(jf backend)" --qdport "$(jf backend_port)" || diag "klb_icmp.py failed"
+poll_until 10 sh -c "[ \$(ip netns exec $NS_CLI nstat -asz IcmpInDestUnreachs | awk '{n += \$2} END {print n + 0}') -gt $before ]"
+after=$(icmp_counter "$NS_CLI")
+check "fnat: an ICMP error from $n's side about a request reaches the client, translated ($before -> $after)" \
+	test "$after" -gt "$before"
+held_release
 
 # ---- path MTU, both ways -------------------------------------------------------
 lb ip route replace 10.0.1.0/24 dev br0 src $LBBE4 mtu 1280

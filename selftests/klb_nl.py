@@ -398,6 +398,57 @@ def cases(l7=True):
         svc(*(svc_ok(mode=http) + [u32("SERVICE_A_NRULES", 1)])), INVAL)
     add("output-only STATS in service new", "CMD_SERVICE_NEW",
         svc(*(svc_ok() + [nest("SERVICE_A_STATS", [u64("STATS_A_CONNS", 1)])])), INVAL)
+
+    # ---- L4 modes: fnat's snat list, persistence, the http cookie
+    fnat = E["MODE_FNAT"]
+
+    def snat(*addrs):
+        return nest("SERVICE_A_SNAT", list(addrs))
+
+    add("snat on mode nat", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [snat(a4("SNAT_A_ADDR4", "10.0.1.1"))])), INVAL)
+    add("snat on mode dr", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=E["MODE_DR"]) + [snat(a4("SNAT_A_ADDR4", "10.0.1.1"))])), INVAL)
+    add("empty snat list", "CMD_SERVICE_NEW", svc(*(svc_ok(mode=fnat) + [snat()])), INVAL)
+    add("snat IPv6 address on an IPv4 service", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=fnat) + [snat(a6("SNAT_A_ADDR6", "fd01::1"))])), INVAL)
+    add("17 snat addresses", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=fnat) + [snat(*[a4("SNAT_A_ADDR4", "10.0.1.%d" % i) for i in range(100, 117)])])),
+        INVAL | {"E2BIG"})
+    add("snat multicast address", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=fnat) + [snat(a4("SNAT_A_ADDR4", "224.0.0.1"))])), INVAL)
+    add("snat loopback address", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=fnat) + [snat(a4("SNAT_A_ADDR4", "127.0.0.1"))])), INVAL)
+    add("snat address of 3 bytes", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=fnat) + [snat(raw("SNAT_A_ADDR4", b"\x0a\x00\x01"))])), INVAL)
+    add("unknown snat attribute", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=fnat) + [snat(u32(E["SNAT_A_MAX"] + 1, 1))])), INVAL)
+    add("snat changed by service set", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), snat(a4("SNAT_A_ADDR4", "10.0.1.1"))), INVAL | {"EOPNOTSUPP"})
+    add("mode changed by service set", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_MODE", fnat)), INVAL | {"EOPNOTSUPP"})
+    add("persist over its maximum", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [u32("SERVICE_A_PERSIST", E["PERSIST_TIMEOUT_MAX"] + 1)])), INVAL | {"ERANGE"})
+    add("persist mask 33 on IPv4", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [u32("SERVICE_A_PERSIST", 10), u8("SERVICE_A_PERSIST_MASK", 33)])), INVAL | {"ERANGE"})
+    add("persist mask 0", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [u32("SERVICE_A_PERSIST", 10), u8("SERVICE_A_PERSIST_MASK", 0)])), INVAL | {"ERANGE"})
+    add("persist mask 129", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(vip="fd00:100::9", pl="web6") + [u8("SERVICE_A_PERSIST_MASK", 129)])), INVAL | {"ERANGE"})
+    add("persist on mode http", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [u32("SERVICE_A_PERSIST", 10)])), INVAL)
+    add("persist mask 64 (set) on an IPv4 service", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_PERSIST_MASK", 64)), INVAL | {"ERANGE"})
+    add("cookie on mode nat", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [s("SERVICE_A_COOKIE", "srv")])), INVAL)
+    add("cookie name with ';'", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [s("SERVICE_A_COOKIE", "a;b")])), INVAL)
+    add("cookie name with a space", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [s("SERVICE_A_COOKIE", "a b")])), INVAL)
+    add("cookie name of 64 characters", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [s("SERVICE_A_COOKIE", "k" * 64)])), INVAL)
+    add("cookie changed by service set", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), s("SERVICE_A_COOKIE", "srv")), INVAL | {"EOPNOTSUPP"})
     add("service set: proxy protocol 2 on a nat service", "CMD_SERVICE_SET",
         svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_PROXY_PROTOCOL", 2)), INVAL)
     add("service set: proxy protocol 2 and a bad pool", "CMD_SERVICE_SET",

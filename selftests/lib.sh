@@ -484,31 +484,47 @@ vip_on_backends() {
 	done
 }
 
-# icmp_reaches_backend DESC SVC VIP: hold a connection to VIP:80 from the
-# client, then send the VIP an ICMP error quoting a VIP -> client segment of
-# it (as a router on the backend's direct way to the client would): klb
-# must send it on to the backend that holds the connection (its ICMP
-# in-counter rises), so that the backend's socket learns the path MTU.
-icmp_reaches_backend() {
-	local desc=$1 svc=$2 vip=$3 ctr=IcmpInDestUnreachs c client cport n before after hp
-	[[ $vip == *:* ]] && ctr=Icmp6InPktTooBigs
-	cli bash -c 'exec 3<>"/dev/tcp/$1/80" && sleep 30' _ "$vip" &
-	hp=$!
-	poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service $svc |
+# icmp_counter NS: the ICMP errors of the kind klb_icmp.py sends that
+# namespace NS received (IPv4 and IPv6 summed)
+icmp_counter() {
+	ip netns exec "$1" nstat -asz IcmpInDestUnreachs Icmp6InPktTooBigs |
+		awk '$1 == "IcmpInDestUnreachs" || $1 == "Icmp6InPktTooBigs" {n += $2} END {print n + 0}'
+}
+
+# held_conn SVC VIP PORT: hold a connection to VIP:PORT from the client
+# (pid in HELD_PID) until it shows ESTABLISHED; its JSON in HELD
+held_conn() {
+	cli bash -c 'exec 3<>"/dev/tcp/$1/$2" && sleep 30' _ "$2" "$3" &
+	HELD_PID=$!
+	poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service $1 |
 		jq -e '[.[] | select(.state == \"established\")] | length > 0'"
-	c=$(klbctl -j conn show service "$svc" | jq -c '[.[] | select(.state == "established")][0]')
-	client=$(jq -r .client <<<"$c")
-	cport=$(jq -r .client_port <<<"$c")
-	n=$(be_name "$(jq -r .backend <<<"$c")")
+	HELD=$(klbctl -j conn show service "$1" | jq -c '[.[] | select(.state == "established")][0]')
+}
+held_release() {
+	kill "$HELD_PID" 2>/dev/null
+	wait "$HELD_PID" 2>/dev/null || true
+}
+# jf KEY: a field of $HELD
+jf() { jq -r ".$1" <<<"$HELD"; }
+
+# icmp_reaches_backend DESC SVC VIP [PORT]: hold a connection to VIP:PORT
+# (80), then send the VIP an ICMP error quoting a VIP -> client segment of
+# it (as a router on the way to the client would): klb must send it on to
+# the backend that holds the connection (its ICMP in-counter rises) so that
+# the backend's socket learns the path MTU.
+icmp_reaches_backend() {
+	local desc=$1 svc=$2 vip=$3 port=${4:-80} n before after
+	held_conn "$svc" "$vip" "$port"
+	n=$(be_name "$(jf backend)")
 	n=${n#be}
-	before=$(be "$n" nstat -asz "$ctr" | awk -v c="$ctr" '$1 == c {print $2}')
-	cli "$PY" "$SELFTESTS/klb_icmp.py" --vip "$vip" --client "$client" --vport 80 --cport "$cport" ||
-		diag "klb_icmp.py failed"
-	poll_until 10 sh -c "[ \"\$(ip netns exec ${NS_BE[n]} nstat -asz $ctr | awk '\$1 == \"$ctr\" {print \$2}')\" -gt ${before:-0} ]"
-	after=$(be "$n" nstat -asz "$ctr" | awk -v c="$ctr" '$1 == c {print $2}')
-	check "$desc ($ctr on be$n: ${before:-?} -> ${after:-?})" test "${after:-0}" -gt "${before:-0}"
-	kill "$hp" 2>/dev/null
-	wait "$hp" 2>/dev/null || true
+	before=$(icmp_counter "${NS_BE[n]}")
+	cli "$PY" "$SELFTESTS/klb_icmp.py" --to "$vip" --qsrc "$vip" --qsport "$port" \
+		--qdst "$(jf client)" --qdport "$(jf client_port)" || diag "klb_icmp.py failed"
+	poll_until 10 sh -c "[ \$(ip netns exec ${NS_BE[n]} nstat -asz IcmpInDestUnreachs Icmp6InPktTooBigs |
+		awk '{n += \$2} END {print n + 0}') -gt $before ]"
+	after=$(icmp_counter "${NS_BE[n]}")
+	check "$desc (ICMP errors received by be$n: $before -> $after)" test "$after" -gt "$before"
+	held_release
 }
 
 # randfile PATH KB: random content; prints its sha256

@@ -519,8 +519,9 @@ static void klb_conn_fill_info(const struct klb_conn *c,
 	ci->cport = o->sport;
 	ci->vaddr = o->daddr;
 	ci->vport = o->dport;
-	ci->baddr = r->saddr;
-	ci->bport = r->sport;
+	/* dr, tun: the reply tuple has the VIP, not the backend. */
+	ci->baddr = c->be->addr;
+	ci->bport = c->be->port;
 	if (c->svc->mode == KLB_MODE_FNAT) {
 		ci->laddr = r->daddr;
 		ci->lport = r->dport;
