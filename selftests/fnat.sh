@@ -128,10 +128,14 @@ tb0=$(svc_stat f4 drops.too_big)
 check_eq "PMTU: 1 MB download through a 1280-byte hop to the client" "$(download_sha "http://$VIP4:8080/big/1m")" "$SUM1"
 tb1=$(svc_stat f4 drops.too_big)
 check "PMTU: klb sent the backend 'fragmentation needed' (too_big $tb0 -> $tb1)" test "$tb1" -gt "$tb0"
+cli ip route flush cache
+diag "client's route to the VIP before the upload: $(cli ip route get $VIP4 | tr '\n' ' ')"
 tb0=$(svc_stat up drops.too_big)
 check_eq "PMTU: 1 MB upload through a 1280-byte hop to the backend" "$(upload_sha "${NS_BE[1]}" $VIP4 9000 "$BIG.1m")" "$SUM1"
 tb1=$(svc_stat up drops.too_big)
 check "PMTU: klb sent the client 'fragmentation needed' (too_big $tb0 -> $tb1)" test "$tb1" -gt "$tb0"
+r=$(cli ip route get $VIP4 | grep -o 'mtu [0-9]*')
+check_eq "PMTU: the client learned the path MTU for the VIP" "$r" "mtu 1280"
 lb ip route replace 10.0.1.0/24 dev br0 src $LBBE4
 lb ip route replace 10.0.0.0/24 dev cli0 src $LB4
 

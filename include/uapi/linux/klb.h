@@ -321,7 +321,7 @@ enum klb_snat_attr {
 
 #define KLB_SNAT_A_MAX (__KLB_SNAT_A_MAX - 1)
 
-#define KLB_PERSIST_TIMEOUT_MAX	(31 * 24 * 3600)	/* seconds */
+#define KLB_PERSIST_TIMEOUT_MAX	2678400	/* seconds: 31 days */
 #define KLB_COOKIE_NAME_MAX	64	/* including the terminating NUL */
 
 /* One persistence entry: a client (prefix) pinned to a backend. */
