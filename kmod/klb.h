@@ -30,6 +30,7 @@
 #include <linux/mutex.h>
 #include <linux/netfilter.h>
 #include <linux/rcupdate.h>
+#include <net/dst.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <uapi/linux/klb.h>
@@ -61,6 +62,10 @@ struct klb_backend {
 	struct list_head idle;		/* struct klb_upstream.idle_node */
 	u32 nidle;
 	bool removed;			/* out of its pool: park nothing more */
+	/* dr: the route to this backend's MAC address (l4/xmit.c) */
+	spinlock_t dr_lock;		/* replaces dr_dst */
+	struct dst_entry __rcu *dr_dst;	/* a reference held; checked per use */
+	u32 dr_cookie;			/* IPv6 route cookie for dst_check() */
 	struct kref ref;
 	struct rcu_head rcu;
 };

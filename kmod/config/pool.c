@@ -267,6 +267,7 @@ int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 	klb_obj_inc(KLB_OBJ_BACKEND);
 	kref_init(&be->ref);
 	spin_lock_init(&be->idle_lock);
+	spin_lock_init(&be->dr_lock);
 	INIT_LIST_HEAD(&be->idle);
 	be->family = cfg->family;
 	be->addr = cfg->addr;

@@ -227,15 +227,24 @@ unsigned int klb_xmit_routed(struct net *net, struct sk_buff *skb,
 	return klb_xmit_out(net, skb, svc->family);
 }
 
-unsigned int klb_xmit_dr(struct net *net, struct sk_buff *skb,
-			 struct klb_service *svc,
-			 const struct klb_backend *be)
+/*
+ * The dr route of @be, with a reference, or NULL. A route looked up with
+ * FLOWI_FLAG_KNOWN_NH towards an on-link address is not cached by the FIB
+ * (it is allocated per lookup), so each backend keeps its own, as IPVS
+ * does, and checks it per use: a route or device change invalidates it.
+ */
+static struct dst_entry *klb_dr_route(struct net *net, struct klb_backend *be)
 {
-	struct dst_entry *dst;
+	struct dst_entry *dst, *old;
+
+	dst = rcu_dereference(be->dr_dst);
+	if (dst && dst_check(dst, READ_ONCE(be->dr_cookie)) &&
+	    dst_hold_safe(dst))
+		return dst;
 
 	dst = klb_route(net, be->family, &be->addr, NULL, FLOWI_FLAG_KNOWN_NH);
 	if (!dst)
-		return klb_xmit_no_route(svc);
+		return NULL;
 	/*
 	 * Through a gateway the frame would go to the gateway, which would
 	 * route it by its destination, the VIP: the backend must be on-link.
@@ -246,8 +255,30 @@ unsigned int klb_xmit_dr(struct net *net, struct sk_buff *skb,
 	     (container_of(dst, struct rt6_info, dst)->rt6i_flags &
 	      RTF_GATEWAY))) {
 		dst_release(dst);
-		return klb_xmit_no_route(svc);
+		return NULL;
 	}
+	spin_lock_bh(&be->dr_lock);
+	old = rcu_dereference_protected(be->dr_dst,
+					lockdep_is_held(&be->dr_lock));
+	if (be->family == AF_INET6)
+		WRITE_ONCE(be->dr_cookie,
+			   rt6_get_cookie(container_of(dst, struct rt6_info,
+						       dst)));
+	rcu_assign_pointer(be->dr_dst, dst_clone(dst));
+	spin_unlock_bh(&be->dr_lock);
+	/* Freed after a grace period: readers fail dst_hold_safe() on it. */
+	dst_release(old);
+	return dst;
+}
+
+unsigned int klb_xmit_dr(struct net *net, struct sk_buff *skb,
+			 struct klb_service *svc, struct klb_backend *be)
+{
+	struct dst_entry *dst;
+
+	dst = klb_dr_route(net, be);
+	if (!dst)
+		return klb_xmit_no_route(svc);
 	if (!klb_xmit_prepare(skb, svc, dst, dst_mtu(dst)))
 		return NF_DROP;
 	return klb_xmit_out(net, skb, be->family);

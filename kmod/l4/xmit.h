@@ -34,8 +34,7 @@ unsigned int klb_xmit_routed(struct net *net, struct sk_buff *skb,
 			     const union nf_inet_addr *saddr, bool anysrc);
 /* @skb unchanged to @be's link-layer address: @be must be on a link. */
 unsigned int klb_xmit_dr(struct net *net, struct sk_buff *skb,
-			 struct klb_service *svc,
-			 const struct klb_backend *be);
+			 struct klb_service *svc, struct klb_backend *be);
 /* @skb inside IPIP (IPv4) or IP6IP6 (IPv6) to @be. */
 unsigned int klb_xmit_tun(struct net *net, struct sk_buff *skb,
 			  struct klb_service *svc,
