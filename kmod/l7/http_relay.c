@@ -367,10 +367,16 @@ static bool http_client_keep(struct http_session *hs)
 	       !klb_l7_session_stopping(&hs->s);
 }
 
-/* Put a rewritten head for the client in hout. */
-static int http_head_out(struct http_session *hs, u8 conn)
+/*
+ * Put a rewritten head for the client in hout; the @final one gets the
+ * persistence cookie if it needs one. hout has room for all of it.
+ */
+static int http_head_out(struct http_session *hs, u8 conn, bool final)
 {
-	int n = klb_http_rewrite_resp(hs->bin.data, &hs->resp, conn, hs->hout,
+	struct klb_http_set_cookie ck;
+	bool set = final && http_set_cookie(hs, &ck);
+	int n = klb_http_rewrite_resp(hs->bin.data, &hs->resp, conn,
+				      set ? &ck : NULL, hs->hout,
 				      hs->hout_cap);
 
 	if (n < 0)
@@ -388,7 +394,7 @@ static int http_interim(struct http_session *hs)
 	u32 len = hs->resp.head_len;
 
 	if (hs->req.version == 11 &&
-	    http_head_out(hs, KLB_HTTP_RW_CONN_NONE))
+	    http_head_out(hs, KLB_HTTP_RW_CONN_NONE, false))
 		return http_bad_gateway(hs, KLB_L7_ERR_PARSE);
 	memmove(b->data, b->data + len, b->len - len);
 	b->len -= len;
@@ -420,7 +426,7 @@ static int http_response_head_done(struct http_session *hs)
 		conn = KLB_HTTP_RW_CONN_KEEPALIVE;
 	else
 		conn = KLB_HTTP_RW_CONN_NONE;
-	if (http_head_out(hs, conn))
+	if (http_head_out(hs, conn, true))
 		return http_bad_gateway(hs, KLB_L7_ERR_PARSE);
 	http_body_init(&hs->resp_body, m, hs->resp_lim.max_head);
 	hs->bin.pos = m->head_len;

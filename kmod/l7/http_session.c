@@ -37,6 +37,11 @@
 #include <linux/slab.h>
 
 #include "l7/http_session.h"
+#include "sched/table.h"
+
+/* The Set-Cookie room (KLB_HTTP_RW_COOKIE_GROWTH) holds any name. */
+static_assert(sizeof_field(struct klb_service, cookie) ==
+	      KLB_HTTP_COOKIE_NAME_MAX + 1);
 
 /* Response heads may be larger than request heads (cookies). */
 #define HTTP_RESP_HEAD_MIN	8192
@@ -222,7 +227,7 @@ int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr)
 		return http_reply(hs, 502);
 	hs->retried = true;
 	klb_rule_input_http(&in, hs->cin.data, &hs->req);
-	be = klb_l7_pick(&hs->s, &in, old);
+	be = klb_l7_pick(&hs->s, &in, old, hs->ck_valid ? &hs->ck_id : NULL);
 	if (!be || (be == old && !reused)) {
 		if (be)
 			klb_backend_put(be);
@@ -239,6 +244,36 @@ int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr)
 	hs->req_sent = false;
 	hs->c2b_dead = false;
 	return http_connect(hs, false);
+}
+
+/* ---- the persistence cookie ---------------------------------------------- */
+
+/* The request's cookie: the id of the backend it names, if any. */
+static void http_cookie_read(struct http_session *hs)
+{
+	hs->ck_valid = hs->ck_name_len &&
+		       klb_cookie_find_id(hs->cin.data, &hs->req,
+					  (const u8 *)hs->s.svc->cookie,
+					  hs->ck_name_len, &hs->ck_id);
+}
+
+/*
+ * The final response head needs a Set-Cookie naming the backend that
+ * answered unless the request's cookie already named that one.
+ */
+bool http_set_cookie(struct http_session *hs, struct klb_http_set_cookie *ck)
+{
+	u64 id;
+
+	if (!hs->ck_name_len || !hs->be)
+		return false;
+	id = klb_sched_backend_id(hs->be);
+	if (hs->ck_valid && hs->ck_id == id)
+		return false;
+	ck->name = (const u8 *)hs->s.svc->cookie;
+	ck->name_len = hs->ck_name_len;
+	ck->id = id;
+	return true;
 }
 
 /* Write the PROXY v2 header right before the request head in hout. */
@@ -322,7 +357,8 @@ static int http_route(struct http_session *hs)
 	hs->hout_len = KLB_PROXY_V2_MAX + n;
 
 	klb_rule_input_http(&in, hs->cin.data, &hs->req);
-	be = klb_l7_pick(s, &in, NULL);
+	http_cookie_read(hs);
+	be = klb_l7_pick(s, &in, NULL, hs->ck_valid ? &hs->ck_id : NULL);
 	klb_l7_count(s, be, KLB_L7_REQUESTS);
 	if (!be) {
 		klb_l7_count(s, NULL, KLB_L7_ERR_NO_BACKEND);
@@ -527,7 +563,10 @@ static int http_init(struct http_session *hs)
 
 	hs->cin.cap = max_t(u32, h, KLB_L7_BUF_SIZE);
 	hs->bin.cap = max_t(u32, r, KLB_L7_BUF_SIZE);
-	hs->hout_cap = KLB_PROXY_V2_MAX + r + KLB_HTTP_RW_GROWTH;
+	hs->ck_name_len = strnlen(s->svc->cookie, sizeof(s->svc->cookie));
+	/* Room for what a rewrite adds: it can never run out of buffer. */
+	hs->hout_cap = KLB_PROXY_V2_MAX + r + KLB_HTTP_RW_GROWTH +
+		       (hs->ck_name_len ? KLB_HTTP_RW_COOKIE_GROWTH : 0);
 	hs->cin.data = kvmalloc(hs->cin.cap, GFP_KERNEL);
 	hs->bin.data = kvmalloc(hs->bin.cap, GFP_KERNEL);
 	hs->hout = kvmalloc(hs->hout_cap, GFP_KERNEL);

@@ -115,6 +115,11 @@ struct http_session {
 	u32 reply_pos;
 	u32 reply_len;
 
+	/* Persistence cookie (service ... cookie NAME), per request. */
+	u64 ck_id;			/* the backend id the request's cookie names */
+	bool ck_valid;			/* ck_id is set */
+	u8 ck_name_len;			/* strlen(svc->cookie); 0: no cookie */
+
 	u8 ip[KLB_IP_TEXT_MAX];		/* client address, for X-Forwarded-For */
 	u8 ip_len;
 	long budget;			/* bytes this run may still relay */
@@ -134,6 +139,7 @@ int http_flush_head(struct http_session *hs, bool *progress);
 int http_exchange(struct http_session *hs);
 
 /* http_session.c, for http_relay.c */
+bool http_set_cookie(struct http_session *hs, struct klb_http_set_cookie *ck);
 void http_arm(struct http_session *hs, u8 mode);
 int http_reply(struct http_session *hs, u16 status);
 int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr);

@@ -177,12 +177,15 @@ klb_l7_sysctl(const struct klb_l7_session *s)
  * first rule matching @in, else the service's default pool; the pool's
  * scheduler picks, on the session's flow (client address and port, VIP).
  * @avoid: a backend that just failed, not to be picked again if another
- * is eligible (retry), or NULL. Returns a referenced backend (put it with
+ * is eligible (retry), or NULL. @want: the id (klb_sched_backend_id()) of
+ * the backend the client asks for (a persistence cookie), or NULL; taken
+ * if that backend is in the pool, eligible and not @avoid, else the
+ * scheduler picks. Returns a referenced backend (put it with
  * klb_backend_put()) or NULL when none is usable. Process context.
  */
 struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 				const struct klb_rule_input *in,
-				struct klb_backend *avoid);
+				struct klb_backend *avoid, const u64 *want);
 
 /* Count on both the service and @be (if not NULL). */
 static inline void klb_l7_count(struct klb_l7_session *s,

@@ -326,7 +326,7 @@ static void klb_l7_sessions_kick(struct klb_l7_net *l7,
 
 struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 				const struct klb_rule_input *in,
-				struct klb_backend *avoid)
+				struct klb_backend *avoid, const u64 *want)
 {
 	struct klb_backend *be = NULL;
 	struct klb_sched_table *table;
@@ -344,6 +344,13 @@ struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 		goto out;
 	pool = klb_l7_route_rcu(s->svc, in);
 	table = pool ? rcu_dereference(pool->table) : NULL;
+	/* The backend the client asked for, if it is still eligible. */
+	if (want && table) {
+		be = klb_sched_find(table, *want);
+		if (be && be != avoid)
+			goto found;
+		be = NULL;
+	}
 	for (i = 0; table && i < 4; i++) {
 		be = klb_sched_pick(table, &flow);
 		if (!be || be != avoid)
@@ -351,6 +358,7 @@ struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 		/* Hashing schedulers need another flow to pick another one. */
 		flow.sport = (__force __be16)((__force u16)flow.sport + 1);
 	}
+found:
 	if (be)
 		klb_backend_get(be);
 out:

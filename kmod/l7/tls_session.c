@@ -96,7 +96,7 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 		in.sni = (const u8 *)t->hello.sni;
 		in.sni_len = t->hello.sni_len;
 	}
-	t->be = klb_l7_pick(s, &in, avoid);
+	t->be = klb_l7_pick(s, &in, avoid, NULL);
 	if (avoid)
 		klb_backend_put(avoid);
 	if (!t->be)

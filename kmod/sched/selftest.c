@@ -57,6 +57,11 @@ static bool __init klb_sched_selftest_one(u8 sched, struct list_head *list,
 				ok &= klb_sched_pick(t, &flow) == first;
 		}
 	}
+	/* By id (http cookies): only the eligible ones, 0..2, are found. */
+	for (i = 0; i < KLB_ST_N; i++)
+		ok &= klb_sched_find(t, klb_sched_backend_id(&be[i])) ==
+		      (i < 3 ? &be[i] : NULL);
+	ok &= !klb_sched_find(t, klb_sched_backend_id(&be[0]) ^ 1);
 	rcu_read_unlock();
 	if (sched == KLB_SCHED_WRR)
 		for (i = 0; i < KLB_ST_N; i++)

@@ -18,6 +18,7 @@
 #include <linux/random.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
@@ -26,12 +27,19 @@
 #include "sched/algo.h"
 #include "sched/table.h"
 
+/* A backend's id and its index in the table, sorted by id. */
+struct klb_sched_byid {
+	u64 id;
+	u32 i;
+};
+
 struct klb_sched_table {
 	/* Read-mostly, set at build time. */
 	u8 sched;			/* enum klb_sched */
 	u32 n;				/* eligible backends, referenced */
 	struct klb_backend **be;	/* [n] */
 	u32 *weights;			/* [n] snapshot of be[i]->weight */
+	struct klb_sched_byid *byid;	/* [n] by klb_sched_backend_id() */
 	union {
 		void *algo;		/* kvmalloc()ed, whichever it is */
 		s64 *wrr_credit;	/* wrr: [n], under lock */
@@ -53,6 +61,12 @@ struct klb_sched_table {
  * would need a configured key.
  */
 static siphash_key_t klb_sched_key __read_mostly;
+/*
+ * Per-boot key of backend ids (klb_sched_backend_id()), apart from the
+ * one above: ids are shown to clients (http cookies), and must say
+ * nothing about the hashes the schedulers use.
+ */
+static siphash_key_t klb_sched_id_key __read_mostly;
 
 static const char * const klb_sched_names[] = {
 	[KLB_SCHED_RR] = "rr",
@@ -89,6 +103,45 @@ static u32 klb_sched_backend_key(const struct klb_backend *be)
 	return (u32)siphash_3u64(addr[0], addr[1],
 				 (u64)be->family << 16 | (__force u16)be->port,
 				 &klb_sched_key);
+}
+
+u64 klb_sched_backend_id(const struct klb_backend *be)
+{
+	u64 addr[2] = { 0, 0 };
+
+	get_random_once(&klb_sched_id_key, sizeof(klb_sched_id_key));
+	if (be->family == AF_INET6)
+		memcpy(addr, &be->addr.in6, sizeof(addr));
+	else
+		memcpy(addr, &be->addr.ip, sizeof(be->addr.ip));
+	return siphash_3u64(addr[0], addr[1],
+			    (u64)be->family << 16 | (__force u16)be->port,
+			    &klb_sched_id_key);
+}
+
+static int klb_sched_byid_cmp(const void *a, const void *b)
+{
+	const struct klb_sched_byid *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return 0;
+}
+
+/* The id index, for klb_sched_find(); @t->be is filled. */
+static int klb_sched_build_byid(struct klb_sched_table *t)
+{
+	u32 i;
+
+	t->byid = kvmalloc_array(t->n, sizeof(*t->byid), GFP_KERNEL);
+	if (!t->byid)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		t->byid[i].id = klb_sched_backend_id(t->be[i]);
+		t->byid[i].i = i;
+	}
+	sort(t->byid, t->n, sizeof(*t->byid), klb_sched_byid_cmp, NULL);
+	return 0;
 }
 
 static u32 klb_sched_flow_hash(const struct klb_flow *flow)
@@ -151,6 +204,7 @@ static void klb_sched_table_destroy(struct klb_sched_table *t)
 	for (i = 0; i < t->n; i++)
 		klb_backend_put(t->be[i]);
 	kvfree(t->algo);
+	kvfree(t->byid);
 	kvfree(t->weights);
 	kvfree(t->be);
 	kfree(t);
@@ -198,6 +252,8 @@ struct klb_sched_table *klb_sched_table_build(u8 sched,
 		}
 		t->n = n;
 		err = klb_sched_build_algo(t);
+		if (!err)
+			err = klb_sched_build_byid(t);
 		if (err)
 			goto err;
 	}
@@ -279,4 +335,24 @@ struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 		break;
 	}
 	return i < t->n ? t->be[i] : NULL;
+}
+
+struct klb_backend *klb_sched_find(struct klb_sched_table *t, u64 id)
+{
+	u32 lo = 0, hi, mid;
+
+	if (!t)
+		return NULL;
+	/* Binary search: a few steps even over thousands of backends. */
+	hi = t->n;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->byid[mid].id == id)
+			return t->be[t->byid[mid].i];
+		if (t->byid[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }

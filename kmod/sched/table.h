@@ -31,6 +31,20 @@ void klb_sched_table_free(struct klb_sched_table *t);
  */
 struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 				   const struct klb_flow *flow);
+/*
+ * An eligible backend of @t by its id (klb_sched_backend_id()), or NULL:
+ * not in the table, or not eligible (down, drained, weight 0). A binary
+ * search over an index built with the table. Same rules as
+ * klb_sched_pick() for the result.
+ */
+struct klb_backend *klb_sched_find(struct klb_sched_table *t, u64 id);
+/*
+ * An opaque, stable id of @be: a keyed hash (siphash, random key per
+ * boot) of its address family, address and port, so the same backend has
+ * the same id in every pool and table until the module is reloaded, and
+ * the id tells nothing about the address. What http cookies carry.
+ */
+u64 klb_sched_backend_id(const struct klb_backend *be);
 const char *klb_sched_name(u8 sched);
 
 #ifdef DEBUG

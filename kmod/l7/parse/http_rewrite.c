@@ -320,8 +320,23 @@ int klb_http_rewrite_req(const u8 *buf, const struct klb_http_msg *m,
 	return o.full ? -1 : (int)o.len;
 }
 
+/* "Set-Cookie: NAME=VALUE; Path=/; HttpOnly" */
+static void put_set_cookie(struct rw_out *o,
+			   const struct klb_http_set_cookie *ck)
+{
+	u8 v[KLB_HTTP_COOKIE_VALUE_LEN];
+
+	klb_cookie_value_text(ck->id, v);
+	put_lit(o, "Set-Cookie: ");
+	put(o, ck->name, ck->name_len);
+	put_lit(o, "=");
+	put(o, v, sizeof(v));
+	put_lit(o, "; Path=/; HttpOnly\r\n");
+}
+
 int klb_http_rewrite_resp(const u8 *buf, const struct klb_http_msg *m,
-			  u8 conn, u8 *out, u32 cap)
+			  u8 conn, const struct klb_http_set_cookie *ck,
+			  u8 *out, u32 cap)
 {
 	struct rw_out o = { .p = out, .cap = cap };
 	bool has_conn = has_connection(buf, m);
@@ -332,6 +347,8 @@ int klb_http_rewrite_resp(const u8 *buf, const struct klb_http_msg *m,
 	for (; rw_line(buf, m, pos, &l); pos = l.next)
 		if (!hop_by_hop(buf, m, &l, has_conn, false))
 			put(&o, buf + l.start, l.next - l.start);
+	if (ck)
+		put_set_cookie(&o, ck);
 	if (conn == KLB_HTTP_RW_CONN_CLOSE)
 		put_lit(&o, "Connection: close\r\n");
 	else if (conn == KLB_HTTP_RW_CONN_KEEPALIVE)

@@ -17,7 +17,8 @@
  *    last such field, or a new field), and HTTP/1.0 requests ask for a
  *    persistent backend connection ("Connection: keep-alive").
  *  - responses get the Connection field the client connection's fate
- *    calls for.
+ *    calls for, and, when asked, the persistence cookie of the backend
+ *    that answered (Set-Cookie: NAME=VALUE; Path=/; HttpOnly).
  * The start line and every other field line are copied byte for byte.
  */
 #ifndef _KLB_L7_HTTP_REWRITE_H
@@ -25,6 +26,7 @@
 
 #include "l7_pure.h"
 #include "http_parse.h"
+#include "http_cookie.h"
 
 /* Longest text of an address: INET6_ADDRSTRLEN less its NUL. */
 #define KLB_IP_TEXT_MAX		45
@@ -57,12 +59,28 @@ enum {
 	KLB_HTTP_RW_CONN_KEEPALIVE,	/* "Connection: keep-alive" (HTTP/1.0) */
 };
 
+/* A persistence cookie for the client (http_cookie.h). */
+struct klb_http_set_cookie {
+	const u8 *name;		/* a token, 1..KLB_HTTP_COOKIE_NAME_MAX bytes */
+	u32 name_len;
+	u64 id;			/* the backend's id: the value, in hex */
+};
+
+/* Most bytes the Set-Cookie field adds to a response head. */
+#define KLB_HTTP_RW_COOKIE_GROWTH \
+	(sizeof("Set-Cookie: =; Path=/; HttpOnly\r\n") - 1 + \
+	 KLB_HTTP_COOKIE_NAME_MAX + KLB_HTTP_COOKIE_VALUE_LEN)
+
 /*
  * Rewrite the response head of @m (parsed from @buf) into @out, adding
- * the Connection field @conn asks for. Returns the length or -1.
+ * the Connection field @conn asks for and, if @ck is not NULL, a
+ * Set-Cookie field for it. Returns the length or -1 (@cap too small:
+ * nothing of the head may be used). A head fits in its own length plus
+ * KLB_HTTP_RW_GROWTH, plus KLB_HTTP_RW_COOKIE_GROWTH with @ck.
  */
 int klb_http_rewrite_resp(const u8 *buf, const struct klb_http_msg *m,
-			  u8 conn, u8 *out, u32 cap);
+			  u8 conn, const struct klb_http_set_cookie *ck,
+			  u8 *out, u32 cap);
 
 /* PROXY protocol v2 (haproxy's proxy-protocol.txt, section 2.2). */
 #define KLB_PROXY_V2_MAX	(16 + 36)

@@ -5,11 +5,14 @@
  *
  * Input: [0] request or response, the Connection choice for a response
  * and the request method it answers, [1] output capacity below the
- * documented bound, then the head. Invariants: the rewrite fits in the
- * head's length plus KLB_HTTP_RW_GROWTH; a smaller buffer gives either
+ * documented bound, and for a response whether a Set-Cookie is added
+ * (odd) and its name's length, then the head. Invariants: the rewrite
+ * fits in the head's length plus KLB_HTTP_RW_GROWTH (and
+ * KLB_HTTP_RW_COOKIE_GROWTH with a cookie); a smaller buffer gives either
  * the same bytes or -1, never a write past it (ASan: exact heap copies);
  * the rewritten head parses again with the same start line and framing,
- * and no hop-by-hop field is left but the Connection field we add.
+ * no hop-by-hop field is left but the Connection field we add, and the
+ * Set-Cookie field asked for is there, with the id as its value.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,20 +25,45 @@ static const struct klb_http_limits lim = {
 	.max_line = 4096, .max_head = 16384, .max_fields = 256,
 };
 
-/* Re-parsing: the rewrite may add a line and some bytes. */
+/* Re-parsing: the rewrite may add two lines and some bytes. */
 static const struct klb_http_limits lim_out = {
-	.max_line = 4096, .max_head = 16384 + KLB_HTTP_RW_GROWTH,
-	.max_fields = 258,
+	.max_line = 4096,
+	.max_head = 16384 + KLB_HTTP_RW_GROWTH + KLB_HTTP_RW_COOKIE_GROWTH,
+	.max_fields = 259,
 };
 
 static const u8 ip[] = "2001:db8::1";
 
+/* Cookie names: a prefix of this token, the longest allowed. */
+static const u8 ck_name[KLB_HTTP_COOKIE_NAME_MAX + 1] =
+	"SRV_abcdefghijklmnopqrstuvwxyz-0123456789.!#$%&'*+^`|~ABCDEFGHI";
+
 static int rewrite(const u8 *d, const struct klb_http_msg *m, bool resp,
-		   u8 conn, u8 *out, u32 cap)
+		   u8 conn, const struct klb_http_set_cookie *ck, u8 *out,
+		   u32 cap)
 {
 	if (resp)
-		return klb_http_rewrite_resp(d, m, conn, out, cap);
+		return klb_http_rewrite_resp(d, m, conn, ck, out, cap);
 	return klb_http_rewrite_req(d, m, ip, sizeof(ip) - 1, out, cap);
+}
+
+/* The last Set-Cookie field is ours: NAME=VALUE; Path=/; HttpOnly */
+static void check_cookie(const u8 *o, const struct klb_http_msg *b,
+			 const struct klb_http_set_cookie *ck)
+{
+	struct klb_http_span v, last = { 0, 0 };
+	u8 text[KLB_HTTP_COOKIE_VALUE_LEN];
+	u32 cursor = 0, n = ck->name_len;
+	static const char tail[] = "; Path=/; HttpOnly";
+
+	while (klb_http_field_find(o, b, "set-cookie", 10, &cursor, &v))
+		last = v;
+	klb_cookie_value_text(ck->id, text);
+	CHECK(last.len == n + 1 + sizeof(text) + sizeof(tail) - 1);
+	CHECK(!memcmp(o + last.off, ck->name, n) && o[last.off + n] == '=');
+	CHECK(!memcmp(o + last.off + n + 1, text, sizeof(text)));
+	CHECK(!memcmp(o + last.off + n + 1 + sizeof(text), tail,
+		      sizeof(tail) - 1));
 }
 
 static bool has_field(const u8 *buf, const struct klb_http_msg *m,
@@ -83,6 +111,7 @@ static void check_same(const u8 *d, const struct klb_http_msg *a,
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
+	struct klb_http_set_cookie ck, *ckp = NULL;
 	struct klb_http_msg a, b;
 	bool resp;
 	u8 conn, *out, *small;
@@ -100,16 +129,23 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		klb_http_req_init(&a);
 	if (klb_http_parse(&a, data + 2, n, &lim) != KLB_HTTP_OK)
 		return 0;
+	if (resp && (data[1] & 1)) {
+		ck.name = ck_name;
+		ck.name_len = 1 + (data[1] >> 1) % KLB_HTTP_COOKIE_NAME_MAX;
+		ck.id = (u64)data[0] << 56 | (u64)n * 0x9e3779b97f4a7c15ULL;
+		ckp = &ck;
+	}
 
-	cap = a.head_len - a.head_start + KLB_HTTP_RW_GROWTH;
+	cap = a.head_len - a.head_start + KLB_HTTP_RW_GROWTH +
+	      (ckp ? KLB_HTTP_RW_COOKIE_GROWTH : 0);
 	out = malloc(cap);
-	rc = rewrite(data + 2, &a, resp, conn, out, cap);
+	rc = rewrite(data + 2, &a, resp, conn, ckp, out, cap);
 	CHECK(rc > 0 && (u32)rc <= cap);
 
 	/* a smaller buffer: the same bytes, or refused */
 	cap = data[1] * (u32)rc / 255;
 	small = malloc(cap ? cap : 1);
-	rs = rewrite(data + 2, &a, resp, conn, small, cap);
+	rs = rewrite(data + 2, &a, resp, conn, ckp, small, cap);
 	CHECK(rs == -1 || (rs == rc && !memcmp(small, out, rc)));
 	free(small);
 
@@ -122,6 +158,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	CHECK(klb_http_parse(&b, small, rc, &lim_out) == KLB_HTTP_OK);
 	CHECK(b.head_len == (u32)rc && b.head_start == 0);
 	check_same(data + 2, &a, small, &b, resp, conn);
+	if (ckp)
+		check_cookie(small, &b, ckp);
 	free(small);
 	free(out);
 	return 0;

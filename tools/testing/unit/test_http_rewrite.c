@@ -68,7 +68,8 @@ static int rewrite(const char *head, bool resp, u8 conn, const char *ip,
 		return -100;
 	}
 	if (resp)
-		rc = klb_http_rewrite_resp((const u8 *)head, &m, conn, buf, cap);
+		rc = klb_http_rewrite_resp((const u8 *)head, &m, conn, NULL,
+					   buf, cap);
 	else
 		rc = klb_http_rewrite_req((const u8 *)head, &m, (const u8 *)ip,
 					  strlen(ip), buf, cap);
@@ -391,6 +392,84 @@ static void test_response_rewrite(void)
 			   resp_cases[i].conn);
 }
 
+/* ---- the persistence cookie -------------------------------------------- */
+
+/* Rewrite a response head with a Set-Cookie into exactly @cap bytes. */
+static int rewrite_ck(const char *head, const char *name, u64 id, u8 conn,
+		      u32 cap, char *out)
+{
+	struct klb_http_set_cookie ck = {
+		.name = (const u8 *)name, .name_len = strlen(name), .id = id,
+	};
+	struct klb_http_msg m;
+	u8 *buf = malloc(cap ? cap : 1);
+	int rc;
+
+	if (parse_msg(&m, head, strlen(head), true, KLB_HTTP_M_GET) !=
+	    KLB_HTTP_OK) {
+		free(buf);
+		return -100;
+	}
+	rc = klb_http_rewrite_resp((const u8 *)head, &m, conn, &ck, buf, cap);
+	if (rc > 0)
+		memcpy(out, buf, rc);
+	free(buf);
+	return rc;
+}
+
+static void test_set_cookie(void)
+{
+	static const char head[] =
+		"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
+		"Set-Cookie: app=1\r\nConnection: keep-alive\r\n\r\n";
+	static const char want[] =
+		"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
+		"Set-Cookie: app=1\r\n"
+		"Set-Cookie: SRV=0123456789abcdef; Path=/; HttpOnly\r\n"
+		"Connection: close\r\n\r\n";
+	char name[KLB_HTTP_COOKIE_NAME_MAX + 1], big[2048], out[4096];
+	struct klb_http_msg m;
+	u32 cap, n, bad = 0;
+	int rc, full;
+
+	rc = rewrite_ck(head, "SRV", 0x0123456789abcdefULL,
+			KLB_HTTP_RW_CONN_CLOSE, sizeof(out), out);
+	tap_ok(rc == (int)strlen(want) && !memcmp(out, want, rc),
+	       "Set-Cookie added after the backend's fields, before Connection (%s)",
+	       rc > 0 ? esc(out, rc) : "error");
+	tap_ok(rc > 0 && parse_msg(&m, out, rc, true, KLB_HTTP_M_GET) ==
+	       KLB_HTTP_OK && m.body == KLB_HTTP_BODY_LENGTH &&
+	       m.content_length == 3, "the head with Set-Cookie parses, same framing");
+	rc = rewrite_ck(head, "SRV", 0xfULL, KLB_HTTP_RW_CONN_NONE, sizeof(out),
+			out);
+	tap_ok(rc > 0 && strstr(out, "SRV=000000000000000f; Path=/; HttpOnly\r\n"),
+	       "an id is always 16 hex digits, leading zeros kept");
+
+	/* the longest name, on a big head, fits the documented growth */
+	memset(name, 'n', KLB_HTTP_COOKIE_NAME_MAX);
+	name[KLB_HTTP_COOKIE_NAME_MAX] = '\0';
+	n = sprintf(big, "HTTP/1.0 404 Not Found\r\nX-Pad: ");
+	memset(big + n, 'p', 1500);
+	n += 1500;
+	n += sprintf(big + n, "\r\nContent-Length: 0\r\n\r\n");
+	full = rewrite_ck(big, name, ~0ULL, KLB_HTTP_RW_CONN_KEEPALIVE,
+			  n + KLB_HTTP_RW_GROWTH + KLB_HTTP_RW_COOKIE_GROWTH, out);
+	tap_ok(full > 0 && (u32)full <= n + KLB_HTTP_RW_GROWTH +
+					  KLB_HTTP_RW_COOKIE_GROWTH,
+	       "longest name: fits in head + RW_GROWTH + RW_COOKIE_GROWTH (%d)",
+	       full);
+	/* every smaller buffer: refused, never a write past it (ASan) */
+	for (cap = 0; cap < (u32)full; cap++) {
+		char o2[4096];
+
+		if (rewrite_ck(big, name, ~0ULL, KLB_HTTP_RW_CONN_KEEPALIVE,
+			       cap, o2) != -1)
+			bad++;
+	}
+	tap_ok(!bad, "Set-Cookie: every buffer smaller than the head is refused (%u bad)",
+	       bad);
+}
+
 /* ---- properties over random heads --------------------------------------- */
 
 static const char *const field_pool[] = {
@@ -494,6 +573,7 @@ int main(void)
 	test_request_rewrite();
 	test_request_ipv6();
 	test_response_rewrite();
+	test_set_cookie();
 	test_properties();
 	return tap_done();
 }
