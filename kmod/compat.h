@@ -40,10 +40,10 @@ static inline int klb_route_me_harder6(struct net *net, struct sock *sk,
  * init, loading the modules if needed, and holds them until module exit.
  */
 struct klb_defrag_ops {
-	typeof(&nf_defrag_ipv4_enable) v4_enable;
-	typeof(&nf_defrag_ipv4_disable) v4_disable;
-	typeof(&nf_defrag_ipv6_enable) v6_enable;
-	typeof(&nf_defrag_ipv6_disable) v6_disable;
+	int (*v4_enable)(struct net *net);
+	void (*v4_disable)(struct net *net);
+	int (*v6_enable)(struct net *net);
+	void (*v6_disable)(struct net *net);
 };
 
 extern struct klb_defrag_ops klb_defrag;

@@ -13,7 +13,7 @@
 #define EXIT_USAGE	1	/* bad syntax or arguments */
 #define EXIT_KERNEL	2	/* the kernel (or the system) refused */
 
-#define KLBCTL_VERSION	"1.0"
+/* KLBCTL_VERSION: the file VERSION at the top (Makefile) */
 
 extern bool opt_json;	/* -j */
 extern int opt_stats;	/* -s, repeatable */
