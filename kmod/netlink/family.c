@@ -128,6 +128,16 @@ static const struct genl_ops klb_genl_ops[] = {
 		.cmd	= KLB_CMD_RULE_GET,
 		.dumpit	= klb_nl_rule_dump,
 		KLB_OP_POLICY(klb_rule_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_STATS_GET,
+		.doit	= klb_nl_stats_get,
+		/* takes nothing, as FLUSH */
+		KLB_OP_POLICY(klb_flush_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_ZERO,
+		.doit	= klb_nl_zero,
+		.flags	= GENL_ADMIN_PERM,
+		KLB_OP_POLICY(klb_zero_cmd_policy),
 	},
 };
 

@@ -42,6 +42,13 @@
  *   KLB_CMD_RULE_DEL      KLB_A_RULE{SERVICE, INDEX}: later rules move up
  *   KLB_CMD_RULE_GET      dump only: KLB_A_RULE{SERVICE} -> one message per
  *                         rule, with its INDEX, in order
+ *   KLB_CMD_STATS_GET     do: no attributes -> KLB_A_STATS{...}: figures of
+ *                         the whole namespace (connection table fill and
+ *                         its limit, L7 sessions, listeners, object counts)
+ *   KLB_CMD_ZERO          [KLB_A_SERVICE{NAME}] | [KLB_A_POOL{NAME}]: zero
+ *                         the counters of that service, of the backends of
+ *                         that pool, or (neither given) of every service
+ *                         and backend. Gauges (active connections) stay.
  *
  * Config dumps (pools, services) are consistent: if the configuration
  * changed while a dump was in progress the dump is flagged NLM_F_DUMP_INTR.
@@ -78,6 +85,8 @@ enum klb_cmd {
 	KLB_CMD_RULE_NEW,
 	KLB_CMD_RULE_DEL,
 	KLB_CMD_RULE_GET,
+	KLB_CMD_STATS_GET,
+	KLB_CMD_ZERO,
 
 	__KLB_CMD_MAX
 };
@@ -142,6 +151,7 @@ enum klb_attr {
 	KLB_A_CONN,		/* nest: enum klb_conn_attr (dump output) */
 	KLB_A_CONFIG,		/* nest: enum klb_config_attr (restore) */
 	KLB_A_RULE,		/* nest: enum klb_rule_attr */
+	KLB_A_STATS,		/* nest: enum klb_global_attr (STATS_GET output) */
 
 	__KLB_A_MAX
 };
@@ -302,5 +312,21 @@ enum klb_conn_attr {
 };
 
 #define KLB_CONN_A_MAX (__KLB_CONN_A_MAX - 1)
+
+/* Figures of a whole namespace (KLB_CMD_STATS_GET). */
+enum klb_global_attr {
+	KLB_GLOBAL_A_UNSPEC,
+	KLB_GLOBAL_A_CONNS,		/* u32: connection table entries now */
+	KLB_GLOBAL_A_CONN_MAX,		/* u32: the limit (sysctl conn_max) */
+	KLB_GLOBAL_A_L7_SESSIONS,	/* u32: L7 client sessions now */
+	KLB_GLOBAL_A_LISTENERS,		/* u32: L7 listening sockets */
+	KLB_GLOBAL_A_SERVICES,		/* u32 */
+	KLB_GLOBAL_A_POOLS,		/* u32 */
+	KLB_GLOBAL_A_BACKENDS,		/* u32: in all pools */
+
+	__KLB_GLOBAL_A_MAX
+};
+
+#define KLB_GLOBAL_A_MAX (__KLB_GLOBAL_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_KLB_H */
