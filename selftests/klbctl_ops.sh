@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What an operator runs against a live klb, beyond configuring it:
+#   - klbctl stats metrics: every service, backend, L7 and connection-table
+#     figure in the Prometheus text format, accepted by `promtool check
+#     metrics` (and a broken copy refused, so the check can fail), with the
+#     values the JSON counters have
+#   - klbctl stats show: connection table fill against conn_max, L7
+#     sessions and listeners, object counts
+#   - stats zero service / pool zero / stats zero: counters restart from 0,
+#     of that object only; counting goes on from there
+#   - -s -s: per-second rates from two samples while traffic flows
+#   - backend show POOL, -p (pretty JSON), -n NETNS, -b FILE
+#   - bash completion offers the pool and service names of the kernel
+# Topology: lib.sh's (client, balancer, be1..3 with nginx); services
+# web (nat, VIP4:80) and site (http, VIP4:8080) on pool web.
+source "$(dirname "$0")/lib.sh"
+klb_test_init "metrics (promtool), stats, zero, rates, backend show, -p -n -b, completion"
+PROMTOOL=$(command -v promtool) || skip_all "promtool not installed (Debian package prometheus)"
+
+klb_load
+l7_require http
+topo_setup
+backends_start
+basic_service rr
+check "service add site (http)" klbctl service add site vip $VIP4:8080 proto tcp mode http pool web
+
+r=$(http_n 6 "http://$VIP4/" | wc -l)
+check_eq "6 requests through web (nat)" "$r" 6
+r=$(http_n 4 "http://$VIP4:8080/" | wc -l)
+check_eq "4 requests through site (http)" "$r" 4
+
+# ---- metrics
+m=$TMPD/metrics.prom
+if klbctl stats metrics >"$m"; then ok "stats metrics"; else fail "stats metrics"; fi
+if out=$("$PROMTOOL" check metrics <"$m" 2>&1); then
+	ok "promtool check metrics accepts the output"
+else
+	fail "promtool check metrics accepts the output"
+	diag "$out"
+fi
+# The same without its HELP lines, and with a counter sample duplicated:
+# promtool must object, or the check above proves nothing.
+grep -v '^# HELP klb_service_connections_total' "$m" >"$TMPD/bad1.prom"
+if "$PROMTOOL" check metrics <"$TMPD/bad1.prom" >/dev/null 2>&1; then
+	fail "promtool refuses a family without HELP"
+else
+	ok "promtool refuses a family without HELP"
+fi
+metric() { awk -v k="$1" '$1 == k {print $2}' "$m"; }
+check_eq "klb_service_connections_total web" "$(metric 'klb_service_connections_total{service="web"}')" "$(svc_stat web conns)"
+check_eq "klb_service_l7_requests_total site" "$(metric 'klb_service_l7_requests_total{service="site"}')" 4
+check_eq "klb_service_l7_responses_total site 2xx" "$(metric 'klb_service_l7_responses_total{service="site",class="2xx"}')" 4
+check_eq "klb_service_packets_total web in" "$(metric 'klb_service_packets_total{service="web",direction="in"}')" "$(svc_stat web pkts_in)"
+check_eq "klb_service_drops_total web no_backend" "$(metric 'klb_service_drops_total{service="web",reason="no_backend"}')" 0
+check_eq "klb_backend_connections_total be1" "$(metric "klb_backend_connections_total{pool=\"web\",backend=\"$(be4 1):80\"}")" "$(be_stat web "$(be4 1)" 80 conns)"
+check_eq "klb_conn_table_max = net.klb.conn_max" "$(metric klb_conn_table_max)" "$(lb sysctl -n net.klb.conn_max)"
+check_eq "klb_l7_listeners" "$(metric klb_l7_listeners)" 1
+check_eq "klb_services" "$(metric klb_services)" 2
+check_eq "klb_backends" "$(metric klb_backends)" 3
+check_eq "klb_build_info has the version" "$(grep -c "^klb_build_info{version=\"$(cat "$KLB_SRC/VERSION")\"} 1$" "$m")" 1
+# every family has HELP and TYPE, every sample a family
+fams=$(awk '/^# TYPE/ {print $3}' "$m" | sort)
+check_eq "HELP for every TYPE" "$(awk '/^# HELP/ {print $3}' "$m" | sort)" "$fams"
+check_eq "no sample outside a family" "$(grep -v '^#' "$m" | sed 's/[{ ].*//' | sort -u | grep -vxFf <(echo "$fams") | tr '\n' ' ')" ""
+check_range "every service counter: 8 families x 2 services" "$(grep -c '^klb_service_' "$m")" 30 60
+
+# ---- global figures
+j=$(klbctl -j stats show)
+check_eq "stats show: conn_max" "$(jq -r '.[0].conn_table.max' <<<"$j")" "$(lb sysctl -n net.klb.conn_max)"
+check_range "stats show: conn table entries" "$(jq -r '.[0].conn_table.entries' <<<"$j")" 0 100
+check_eq "stats show: listeners" "$(jq -r '.[0].l7.listeners' <<<"$j")" 1
+check_eq "stats show: services pools backends" "$(jq -r '.[0] | "\(.services) \(.pools) \(.backends)"' <<<"$j")" "2 1 3"
+hold_open h1 $VIP4 8080
+poll_until 20 eval '[ "$(klbctl -j stats show | jq -r ".[0].l7.sessions")" -ge 1 ]' &&
+	ok "stats show: an open L7 session is counted" || fail "stats show: an open L7 session is counted"
+hold_release h1 >/dev/null
+
+# ---- zero
+site_before=$(svc_stat site conns)
+check "stats zero service web" klbctl stats zero service web
+check_eq "web conns zeroed" "$(svc_stat web conns)" 0
+check_eq "web pkts_in zeroed" "$(svc_stat web pkts_in)" 0
+check_eq "site untouched" "$(svc_stat site conns)" "$site_before"
+check_range "backends untouched" "$(be_stat web "$(be4 1)" 80 conns)" 1 100
+check "pool zero web" klbctl pool zero web
+check_eq "backend conns zeroed" "$(pool_stat web conns | awk '{s += $2} END {print s}')" 0
+check "stats zero (all)" klbctl stats zero
+check_eq "site conns zeroed" "$(svc_stat site conns)" 0
+check_eq "site l7 requests zeroed" "$(svc_stat site http.requests)" 0
+http_n 3 "http://$VIP4/" >/dev/null
+check_eq "counting goes on after zero" "$(svc_stat web conns)" 3
+if klbctl stats zero service nope 2>"$TMPD/err"; then fail "zero of a missing service fails"; else
+	check_eq "zero of a missing service: exit 2, says why" "$? $(grep -c 'service nope does not exist' "$TMPD/err")" "2 1"
+fi
+
+# ---- -s -s rates
+bg "$NS_CLI" bash -c "while :; do curl -s -o /dev/null --max-time 2 -H 'Connection: close' http://$VIP4/; done"
+loop=$BG_PID
+poll_until 30 eval '[ "$(svc_stat web conns)" -ge 10 ]'
+t0=$SECONDS
+j=$(klbctl -j -s -s service show web)
+check_range "-s -s takes two samples a second apart" $((SECONDS - t0)) 1 10
+check_range "-s -s: conns/s while traffic flows" "$(jq -r '.[0].stats.rate.conns' <<<"$j")" 1 100000
+check_range "-s -s: bytes/s in" "$(jq -r '.[0].stats.rate.bytes_in' <<<"$j")" 1 1000000000
+check_range "-s -s backend show: conns/s summed" "$(klbctl -j -s -s backend show web | jq '[.[].stats.rate.conns] | add')" 1 100000
+kill "$loop" 2>/dev/null
+check "-s -s text has a rate line" sh -c "ip netns exec $NS_LB $KLBCTL -s -s pool show web | grep -q 'rate conns/s'"
+
+# ---- backend show, -p, -n, -b
+check_eq "backend show web: 3 backends" "$(klbctl -j backend show web | jq length)" 3
+check_eq "backend show: weights" "$(klbctl -j backend show web | jq -r '[.[].weight] | join(" ")')" "1 1 1"
+p=$(klbctl -p pool show web)
+check_eq "-p: the same document as -j" "$(jq -c . <<<"$p")" "$(klbctl -j pool show web | jq -c .)"
+check_range "-p: indented, one member a line" "$(wc -l <<<"$p")" 10 1000
+check_eq "-n NETNS: runs in that namespace" "$("$KLBCTL" -n "$NS_LB" -j pool show | jq -r '.[].name')" "web"
+check_eq "-n NETNS: the initial namespace has no pools" "$("$KLBCTL" -j pool show | jq length)" 0
+printf 'pool add b1 sched wrr\nbackend add b1 %s:80 weight 5\n# comment\nservice add b1 vip %s:81 proto tcp mode nat pool b1\n' \
+	"$(be4 2)" $VIP4 >"$TMPD/batch"
+check "-b FILE" "$KLBCTL" -n "$NS_LB" -b "$TMPD/batch"
+check_eq "-b: the objects exist" "$(klbctl -j backend show b1 | jq -r '.[0].weight')" 5
+printf 'pool add b2\npool add b3 sched nope\npool add b4\n' >"$TMPD/batch"
+"$KLBCTL" -n "$NS_LB" -b "$TMPD/batch" 2>/dev/null
+check_eq "-b: exit 1 at a bad word; lines before it done, after it not" \
+	"$? $(klbctl -j pool show | jq -r '[.[].name] | sort | join(",")')" "1 b1,b2,web"
+
+# ---- completion: names from the kernel
+comp=$KLB_SRC/tools/completion/test.sh
+if [ -x "$comp" ] && [ -f /usr/share/bash-completion/bash_completion ]; then
+	if out=$(ip netns exec "$NS_LB" "$comp" --live "$KLBCTL" 2>&1); then
+		ok "completion offers the kernel's names (pools b1 b2 web, services b1 site web)"
+	else
+		fail "completion offers the kernel's names"
+		diag "$out"
+	fi
+else
+	skip "completion of kernel names" "bash-completion or tools/completion/test.sh missing"
+fi
