@@ -59,7 +59,7 @@ check_eq "klb_conn_table_max = net.klb.conn_max" "$(metric klb_conn_table_max)" 
 check_eq "klb_l7_listeners" "$(metric klb_l7_listeners)" 1
 check_eq "klb_services" "$(metric klb_services)" 2
 check_eq "klb_backends" "$(metric klb_backends)" 3
-check_eq "klb_build_info has the version" "$(grep -c "^klb_build_info{version=\"$(cat "$KLB_SRC/VERSION")\"} 1$" "$m")" 1
+check_eq "klb_build_info has the version of klb.ko" "$(grep -c "^klb_build_info{version=\"$(modinfo -F version "$KLB_KO")\"} 1$" "$m")" 1
 # every family has HELP and TYPE, every sample a family
 fams=$(awk '/^# TYPE/ {print $3}' "$m" | sort)
 check_eq "HELP for every TYPE" "$(awk '/^# HELP/ {print $3}' "$m" | sort)" "$fams"
