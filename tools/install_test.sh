@@ -82,7 +82,9 @@ else
 fi
 
 # ---- dkms add/build/install in private trees
-if command -v dkms >/dev/null && [ -e "/lib/modules/$KVER/build/Makefile" ]; then
+if [ "$(id -u)" -ne 0 ]; then
+	skip "dkms add/build/install" "dkms install needs root"
+elif command -v dkms >/dev/null && [ -e "/lib/modules/$KVER/build/Makefile" ]; then
 	make -s dkms-src DESTDIR="$tmp/src" >/dev/null
 	src=$tmp/src/usr/src
 	trees=(--dkmstree "$tmp/dkms" --sourcetree "$src" --installtree "$tmp/inst" --no-depmod)
