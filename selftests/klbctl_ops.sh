@@ -12,6 +12,8 @@
 #     of that object only; counting goes on from there
 #   - -s -s: per-second rates from two samples while traffic flows
 #   - backend show POOL, -p (pretty JSON), -n NETNS, -b FILE
+#   - klb.service's ExecStart, ExecReload and ExecStop lines, run as systemd
+#     would (in the balancer's namespace): restore, restore again, flush
 #   - bash completion offers the pool and service names of the kernel
 # Topology: lib.sh's (client, balancer, be1..3 with nginx); services
 # web (nat, VIP4:80) and site (http, VIP4:8080) on pool web.
@@ -124,6 +126,47 @@ printf 'pool add b2\npool add b3 sched nope\npool add b4\n' >"$TMPD/batch"
 "$KLBCTL" -n "$NS_LB" -b "$TMPD/batch" 2>/dev/null
 check_eq "-b: exit 1 at a bad word; lines before it done, after it not" \
 	"$? $(klbctl -j pool show | jq -r '[.[].name] | sort | join(",")')" "1 b1,b2,web"
+
+# ---- klb.service's commands (no systemd in the guest: run its Exec lines)
+unit_in=$KLB_SRC/tools/systemd/klb.service.in
+if [ -f "$unit_in" ]; then
+	mkdir -p "$TMPD/etc/klb"
+	sed -e "s|@SBINDIR@|$(dirname "$KLBCTL")|g" -e "s|@SYSCONFDIR@|$TMPD/etc|g" \
+		-e "s|@DOCDIR@|/nonexistent|g" "$unit_in" >"$TMPD/klb.service"
+	unit_exec() {	# unit_exec KEY: run the unit's KEY= command in the balancer ns
+		local c
+		c=$(sed -n "s/^$1=-\{0,1\}//p" "$TMPD/klb.service")
+		[ -n "$c" ] || return 99
+		# shellcheck disable=SC2086
+		lb $c
+	}
+	klbctl save >"$TMPD/etc/klb/klb.conf"
+	check "unit ExecStop (flush)" unit_exec ExecStop
+	check_eq "after ExecStop: no services" "$(klbctl -j service show | jq length)" 0
+	check "unit ExecStart (restore -f klb.conf)" unit_exec ExecStart
+	check_eq "after ExecStart: the saved services" "$(klbctl -j service show | jq -r '[.[].name] | sort | join(",")')" "b1,site,web"
+	printf 'pool add only\nbackend add only %s:80\nservice add only vip %s:82 proto tcp mode nat pool only\n' "$(be4 1)" $VIP4 \
+		>"$TMPD/etc/klb/klb.conf"
+	check "unit ExecReload (restore again)" unit_exec ExecReload
+	check_eq "after ExecReload: the new file, atomically" "$(klbctl -j service show | jq -r '[.[].name] | join(",")')" "only"
+	echo "pool add broken sched nope" >>"$TMPD/etc/klb/klb.conf"
+	if unit_exec ExecReload 2>/dev/null; then fail "ExecReload of a broken file fails"; else ok "ExecReload of a broken file fails"; fi
+	check_eq "a broken file changes nothing" "$(klbctl -j service show | jq -r '[.[].name] | join(",")')" "only"
+	# put back what the completion check below expects
+	klbctl flush && "$KLBCTL" -n "$NS_LB" -b - <<-EOF || fail "restore the test's configuration"
+		pool add web
+		backend add web $(be4 1):80
+		backend add web $(be4 2):80
+		backend add web $(be4 3):80
+		pool add b1
+		pool add b2
+		service add web vip $VIP4:80 proto tcp mode nat pool web
+		service add site vip $VIP4:8080 proto tcp mode http pool web
+		service add b1 vip $VIP4:81 proto tcp mode nat pool b1
+	EOF
+else
+	skip "klb.service commands" "tools/systemd/klb.service.in missing"
+fi
 
 # ---- completion: names from the kernel
 comp=$KLB_SRC/tools/completion/test.sh
