@@ -19,7 +19,7 @@
 # web (nat, VIP4:80) and site (http, VIP4:8080) on pool web.
 source "$(dirname "$0")/lib.sh"
 klb_test_init "metrics (promtool), stats, zero, rates, backend show, -p -n -b, completion"
-PROMTOOL=$(command -v promtool) || skip_all "promtool not installed (Debian package prometheus)"
+PROMTOOL=$(command -v promtool)
 
 klb_load
 l7_require http
@@ -36,16 +36,20 @@ check_eq "4 requests through site (http)" "$r" 4
 # ---- metrics
 m=$TMPD/metrics.prom
 if klbctl stats metrics >"$m"; then ok "stats metrics"; else fail "stats metrics"; fi
-if out=$("$PROMTOOL" check metrics <"$m" 2>&1); then
+if [ -z "$PROMTOOL" ]; then
+	skip "promtool check metrics" "promtool not installed (Debian package prometheus)"
+elif out=$("$PROMTOOL" check metrics <"$m" 2>&1); then
 	ok "promtool check metrics accepts the output"
 else
 	fail "promtool check metrics accepts the output"
 	diag "$out"
 fi
-# The same without its HELP lines, and with a counter sample duplicated:
-# promtool must object, or the check above proves nothing.
+# The same without one HELP line: promtool must object, or the check above
+# proves nothing.
 grep -v '^# HELP klb_service_connections_total' "$m" >"$TMPD/bad1.prom"
-if "$PROMTOOL" check metrics <"$TMPD/bad1.prom" >/dev/null 2>&1; then
+if [ -z "$PROMTOOL" ]; then
+	:
+elif "$PROMTOOL" check metrics <"$TMPD/bad1.prom" >/dev/null 2>&1; then
 	fail "promtool refuses a family without HELP"
 else
 	ok "promtool refuses a family without HELP"
