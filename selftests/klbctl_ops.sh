@@ -20,6 +20,7 @@
 source "$(dirname "$0")/lib.sh"
 klb_test_init "metrics (promtool), stats, zero, rates, backend show, -p -n -b, completion"
 PROMTOOL=$(command -v promtool)
+command -v wrk >/dev/null || skip_all "wrk not installed"
 
 klb_load
 l7_require http
@@ -102,17 +103,21 @@ if klbctl stats zero service nope 2>"$TMPD/err"; then fail "zero of a missing se
 fi
 
 # ---- -s -s rates
-bg "$NS_CLI" bash -c "while :; do curl -s -o /dev/null --max-time 2 -H 'Connection: close' http://$VIP4/; done"
+# wrk: 4 clients, a new connection for every request (as unload.sh)
+bg "$NS_CLI" wrk -t 1 -c 4 -d 120s --timeout 2s -H "Connection: close" "http://$VIP4/" >/dev/null 2>&1
 loop=$BG_PID
-poll_until 30 eval '[ "$(svc_stat web conns)" -ge 10 ]'
+poll_until 30 eval '[ "$(svc_stat web conns)" -ge 30 ]' && ok "traffic flows for the rates" ||
+	fail "traffic flows for the rates"
 t0=$SECONDS
 j=$(klbctl -j -s -s service show web)
 check_range "-s -s takes two samples a second apart" $((SECONDS - t0)) 1 10
 check_range "-s -s: conns/s while traffic flows" "$(jq -r '.[0].stats.rate.conns' <<<"$j")" 1 100000
 check_range "-s -s: bytes/s in" "$(jq -r '.[0].stats.rate.bytes_in' <<<"$j")" 1 1000000000
 check_range "-s -s backend show: conns/s summed" "$(klbctl -j -s -s backend show web | jq '[.[].stats.rate.conns] | add')" 1 100000
-kill "$loop" 2>/dev/null
 check "-s -s text has a rate line" sh -c "ip netns exec $NS_LB $KLBCTL -s -s pool show web | grep -q 'rate conns/s'"
+
+kill -INT "$loop" 2>/dev/null
+wait "$loop" 2>/dev/null
 
 # ---- backend show, -p, -n, -b
 check_eq "backend show web: 3 backends" "$(klbctl -j backend show web | jq length)" 3

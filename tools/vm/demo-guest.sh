@@ -91,19 +91,19 @@ k rule show site
 
 say "12 requests to http://$VIP4:8080 from the client, 4 of each kind"
 l7ok=0
-l7req() {	# l7req WANT DESC CURL_ARGS...: WANT = the pool's backends
-	local want=$1 desc=$2 got= i b
-	shift 2
+l7req() {	# l7req POOL WANT DESC CURL_ARGS...: WANT = POOL's backends
+	local pool=$1 want=$2 desc=$3 got= i b
+	shift 3
 	for i in 1 2 3 4; do
 		b=$(cli curl -s --max-time 5 "$@")
 		got+=" ${b:-none}"
 		[[ " $want " == *" ${b:-none} "* ]] && l7ok=$((l7ok + 1))
 	done
-	printf '  %-42s -> %s  (pool: %s)\n' "$desc" "${got# }" "$want"
+	printf '  %-42s -> %s  (pool %s: %s)\n' "$desc" "${got# }" "$pool" "$want"
 }
-l7req "be3" "Host: api.example.com  GET /v1/users" -H "Host: api.example.com" "http://$VIP4:8080/v1/users"
-l7req "be1 be2" "Host: www.example.com  GET /static/app.js" -H "Host: www.example.com" "http://$VIP4:8080/static/app.js"
-l7req "be1 be2 be3" "Host: www.example.com  GET /" -H "Host: www.example.com" "http://$VIP4:8080/"
+l7req api "be3" "Host: api.example.com  GET /v1/users" -H "Host: api.example.com" "http://$VIP4:8080/v1/users"
+l7req static "be1 be2" "Host: www.example.com  GET /static/app.js" -H "Host: www.example.com" "http://$VIP4:8080/static/app.js"
+l7req web "be1 be2 be3" "Host: www.example.com  GET /" -H "Host: www.example.com" "http://$VIP4:8080/"
 echo "  $l7ok of 12 went to a backend of the pool their rule names"
 
 say "klbctl -s service show site (L7 counters)"
