@@ -7,7 +7,8 @@
 #     them itself at init (request_module) and holds them (symbol_get)
 #   - a service configured with klbctl passes traffic
 #   - rmmod klb lets go of them: nf_defrag_ipv4/6 can be unloaded again
-#   - `modprobe klb` from /lib/modules (softdep: defrag loaded first) works
+#   - `modprobe klb` from a module tree (klb.ko names the defrag modules as
+#     softdeps, so modprobe loads them first) works
 #     too, and `modprobe -r klb` undoes it
 source "$(dirname "$0")/lib.sh"
 klb_test_init "bare insmod loads what klb needs; modprobe works too"
@@ -79,7 +80,7 @@ if depmod -b "$root" "$kver" 2>"$TMPD/depmod.err"; then
 	if modprobe -d "$root" klb; then
 		_klb_loaded=1
 		ok "modprobe klb"
-		check "modprobe loaded nf_defrag_ipv4 first (softdep)" loaded nf_defrag_ipv4
+		check "after modprobe klb: nf_defrag_ipv4 loaded" loaded nf_defrag_ipv4
 		check "klbctl talks to the module" klbctl pool show
 		check "modprobe -r klb" modprobe -d "$root" -r klb
 		loaded klb || _klb_loaded=0
