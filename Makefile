@@ -2,30 +2,59 @@
 #
 # klb top-level Makefile.
 #   make            build klb.ko and klbctl
-#   make demo       build, boot the test VM, balance real traffic, show counters
+#   make demo       build, boot the test VM, balance real traffic (L4 and
+#                   L7), show counters
 #   make check      every test: static checks (make lint), unit tests, short
-#                   fuzz runs, VM selftests, a quick benchmark pass (proves
-#                   the harness, asserts nothing)
-#   make lint       checkpatch --strict, sparse, the netlink spec agreement
-#                   and the layer arrows (tools/layers.py)
+#                   fuzz runs, install/dkms/systemd checks, VM selftests, a
+#                   quick benchmark pass (proves the harness, asserts nothing)
+#   make lint       checkpatch --strict, sparse, the netlink spec agreement,
+#                   the layer arrows (tools/layers.py), one version
 #   make DEBUG=1    klb.ko with load-time self-tests and lock checks
 #                   (make module-debug builds that into out/debug/)
 #   make bench      the Stingray benchmark matrix against peers (~40-60 min)
-#   make install    install klb.ko (modules_install) and klbctl
+#   make install    install-module + install-tools (DESTDIR, PREFIX honoured)
+#   make install-module   klb.ko into /lib/modules/KVER/updates, depmod
+#   make install-tools    klbctl, man page, bash completion, klb.service,
+#                   docs, /etc/klb/klb.conf (if missing); no kernel headers
+#   make uninstall  (and uninstall-module, uninstall-tools) undo that
+#   make dkms-src   the module's source as dkms wants it, in
+#                   /usr/src/klb-VERSION (then: dkms install klb/VERSION)
+#   make set-version V=X.Y.Z   the one version, everywhere
 #
-# KDIR defaults to the newest Debian kernel build tree installed, which is
-# the kernel the test VM boots (never `uname -r`: the host kernel may differ).
+# KVER: the running kernel when its build tree is installed (a real
+# machine), else the newest installed build tree. The test VM targets
+# (vmtest, demo, bench, check) build for the kernel the VM boots: the newest
+# one with a /boot/vmlinuz (never `uname -r`: the host kernel may differ and
+# the development machines have no headers for it).
 
-KVER ?= $(shell ls -1 /lib/modules 2>/dev/null | while read v; do [ -e /lib/modules/$$v/build/Makefile ] && echo $$v; done | sort -V | tail -n1)
+VERSION := $(shell cat VERSION)
+NEWEST_KVER := $(shell ls -1 /lib/modules 2>/dev/null | while read v; do [ -e /lib/modules/$$v/build/Makefile ] && echo $$v; done | sort -V | tail -n1)
+VM_KVER := $(shell ls -1 /lib/modules 2>/dev/null | while read v; do [ -e /lib/modules/$$v/build/Makefile ] && [ -e /boot/vmlinuz-$$v ] && echo $$v; done | sort -V | tail -n1)
+RUNNING_KVER := $(shell uname -r)
+KVER ?= $(if $(wildcard /lib/modules/$(RUNNING_KVER)/build/Makefile),$(RUNNING_KVER),$(NEWEST_KVER))
+ifeq ($(origin KVER),file)
+vmtest demo bench bench-quick check: KVER = $(VM_KVER)
+endif
 KDIR ?= /lib/modules/$(KVER)/build
-PREFIX ?= /usr/local
+
 DESTDIR ?=
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/klb
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+MODDIR ?= /lib/modules/$(KVER)/updates
+DKMSSRC ?= /usr/src/klb-$(VERSION)
 
 export KVER KDIR
 
 .PHONY: all module module-debug klbctl klbctl-check deps unit fuzz fuzz-short \
 	vmtest check demo bench bench-quick install clean checkpatch sparse \
-	spec-check layers lint
+	spec-check layers lint version-check install-module install-tools \
+	uninstall uninstall-module uninstall-tools dkms-src set-version \
+	install-check
 
 all: module klbctl
 
@@ -42,8 +71,11 @@ deps:
 unit:
 	$(MAKE) -C tools/testing/unit run
 
+# klbctl's host tests, and its bash completion driven as bash would
+# (exit 4: bash-completion not installed, skipped).
 klbctl-check: klbctl
 	$(MAKE) -C tools/klbctl check
+	tools/completion/test.sh || [ $$? -eq 4 ]
 
 fuzz-short:
 	$(MAKE) -C tools/testing/fuzz run-short
@@ -56,7 +88,7 @@ module-debug:
 	@test -e "$(KDIR)/Makefile" || { echo "no kernel build tree at '$(KDIR)': run 'make deps' (or set KDIR)"; exit 1; }
 	rm -rf out/debug
 	mkdir -p out/debug
-	cp --parents Kbuild $$(find kmod include -name '*.[ch]') out/debug/
+	cp --parents Kbuild VERSION $$(find kmod include -name '*.[ch]') out/debug/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/out/debug DEBUG=1 modules
 
 vmtest: all module-debug
@@ -67,6 +99,7 @@ check: deps
 	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) klbctl-check
+	$(MAKE) install-check
 	$(MAKE) fuzz-short
 	$(MAKE) vmtest
 	$(MAKE) bench-quick
@@ -104,13 +137,68 @@ layers: module
 	python3 tools/layers.py
 	! python3 tools/layers.py --map kmod/l4/hooks.o=core >/dev/null
 
-lint: checkpatch sparse spec-check layers
+# dkms.conf, the man page and the CHANGELOG carry VERSION.
+version-check:
+	tools/version_check.sh
 
-install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	install -D -m 0755 tools/klbctl/klbctl $(DESTDIR)$(PREFIX)/sbin/klbctl
-	install -D -m 0644 Documentation/klbctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/klbctl.8
-	depmod -a $(KVER) || true
+lint: checkpatch sparse spec-check layers version-check
+
+install: install-module install-tools
+
+# depmod only on this machine: with DESTDIR the image's own depmod (or the
+# package's postinst) does it.
+install-module: module
+	@v=$$(modinfo -F vermagic klb.ko | cut -d' ' -f1); [ "$$v" = "$(KVER)" ] || \
+		{ echo "klb.ko is built for $$v, not KVER=$(KVER)"; exit 1; }
+	install -D -m 0644 klb.ko $(DESTDIR)$(MODDIR)/klb.ko
+	$(if $(DESTDIR),@echo "DESTDIR set: not running depmod",depmod -a $(KVER))
+
+uninstall-module:
+	rm -f $(DESTDIR)$(MODDIR)/klb.ko
+	$(if $(DESTDIR),,depmod -a $(KVER))
+
+DOCS := README.md CHANGELOG.md Documentation/deploy.md Documentation/design.md \
+	Documentation/tuning.md Documentation/sysctl.rst
+
+install-tools: klbctl
+	install -D -m 0755 tools/klbctl/klbctl $(DESTDIR)$(SBINDIR)/klbctl
+	install -D -m 0644 Documentation/klbctl.8 $(DESTDIR)$(MANDIR)/man8/klbctl.8
+	install -D -m 0644 tools/completion/klbctl $(DESTDIR)$(BASHCOMPDIR)/klbctl
+	install -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/klb
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		-e 's|@DOCDIR@|$(DOCDIR)|g' tools/systemd/klb.service.in \
+		>$(DESTDIR)$(SYSTEMDDIR)/klb.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/klb.service
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	test -e $(DESTDIR)$(SYSCONFDIR)/klb/klb.conf || \
+		install -m 0644 tools/systemd/klb.conf $(DESTDIR)$(SYSCONFDIR)/klb/klb.conf
+
+# Leaves $(SYSCONFDIR)/klb/klb.conf: it is the operator's configuration.
+uninstall-tools:
+	rm -f $(DESTDIR)$(SBINDIR)/klbctl $(DESTDIR)$(MANDIR)/man8/klbctl.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/klbctl $(DESTDIR)$(SYSTEMDDIR)/klb.service
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(DOCDIR)
+
+uninstall: uninstall-module uninstall-tools
+
+# What `dkms add` needs: the module's sources, Kbuild, VERSION, dkms.conf.
+dkms-src:
+	install -d $(DESTDIR)$(DKMSSRC)
+	cp --parents Kbuild VERSION dkms.conf $$(find kmod include -name '*.[ch]') \
+		$(DESTDIR)$(DKMSSRC)/
+
+# install/uninstall into a DESTDIR, the systemd unit, dkms add/build/install
+# (private trees, nothing loaded), the one version.
+install-check: all
+	tools/install_test.sh
+
+set-version:
+	@echo "$(V)" | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+$$' || { echo "usage: make set-version V=X.Y.Z"; exit 1; }
+	echo $(V) >VERSION
+	sed -i 's/^PACKAGE_VERSION=".*"/PACKAGE_VERSION="$(V)"/' dkms.conf
+	sed -i 's/^\(\.TH KLBCTL 8\) "[^"]*" "klb [^"]*"/\1 "'"$$(date +%Y-%m-%d)"'" "klb $(V)"/' Documentation/klbctl.8
+	@grep -q '^## $(V) ' CHANGELOG.md || echo "now add a '## $(V) - DATE' section to CHANGELOG.md"
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true

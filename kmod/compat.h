@@ -35,24 +35,39 @@ static inline int klb_route_me_harder6(struct net *net, struct sock *sk,
 /*
  * Per-netns defragmentation hooks (refcounted by the defrag modules).
  * The matching _disable() exists since 5.13, so 5.15+ always pairs them.
+ * klb does not link against nf_defrag_ipv4/6 (then a bare insmod would fail
+ * with "Unknown symbol"): compat.c looks the four functions up at module
+ * init, loading the modules if needed, and holds them until module exit.
  */
+struct klb_defrag_ops {
+	int (*v4_enable)(struct net *net);
+	void (*v4_disable)(struct net *net);
+	int (*v6_enable)(struct net *net);
+	void (*v6_disable)(struct net *net);
+};
+
+extern struct klb_defrag_ops klb_defrag;
+
+int klb_compat_init(void);
+void klb_compat_exit(void);
+
 static inline int klb_defrag_enable(struct net *net)
 {
 	int err;
 
-	err = nf_defrag_ipv4_enable(net);
+	err = klb_defrag.v4_enable(net);
 	if (err)
 		return err;
-	err = nf_defrag_ipv6_enable(net);
+	err = klb_defrag.v6_enable(net);
 	if (err)
-		nf_defrag_ipv4_disable(net);
+		klb_defrag.v4_disable(net);
 	return err;
 }
 
 static inline void klb_defrag_disable(struct net *net)
 {
-	nf_defrag_ipv6_disable(net);
-	nf_defrag_ipv4_disable(net);
+	klb_defrag.v6_disable(net);
+	klb_defrag.v4_disable(net);
 }
 
 /*

@@ -18,7 +18,7 @@
 #include "netlink/family.h"
 #include "sched/table.h"
 
-#define KLB_VERSION	"0.1"
+/* KLB_VERSION comes from the file VERSION at the top (Kbuild). */
 
 static int __net_init klb_net_init(struct net *net)
 {
@@ -93,6 +93,9 @@ static int __init klb_init(void)
 	if (!klb_sched_selftest())
 		return -ENOTRECOVERABLE;
 #endif
+	err = klb_compat_init();
+	if (err)
+		goto err_compat;
 	err = klb_conn_module_init();
 	if (err)
 		goto err_conn;
@@ -121,6 +124,8 @@ err_l7:
 	rcu_barrier();
 	klb_conn_module_exit();
 err_conn:
+	klb_compat_exit();
+err_compat:
 	return err;
 }
 
@@ -139,6 +144,7 @@ static void __exit klb_exit(void)
 	rcu_barrier();
 	klb_conn_module_exit();
 	klb_objects_check();
+	klb_compat_exit();
 }
 
 module_init(klb_init);
@@ -147,3 +153,5 @@ MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("In-kernel L4/L7 load balancer");
 MODULE_VERSION(KLB_VERSION);
 MODULE_ALIAS_GENL_FAMILY(KLB_GENL_NAME);
+/* modprobe loads them first; a bare insmod has klb_compat_init() do it. */
+MODULE_SOFTDEP("pre: nf_defrag_ipv4 nf_defrag_ipv6");

@@ -28,41 +28,62 @@ void klb_stats_free(struct klb_pcpu_stats __percpu *stats)
 	free_percpu(stats);
 }
 
-/* Sum every CPU into @sum; active_conns is left for the caller to fill. */
+/* One CPU's counters as they are now, not less what was zeroed. */
+static void klb_stats_read_cpu(const struct klb_pcpu_stats *s,
+			       struct klb_stats_sum *v)
+{
+	unsigned int start;
+	int i;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		v->conns = u64_stats_read(&s->conns);
+		v->pkts_in = u64_stats_read(&s->pkts_in);
+		v->bytes_in = u64_stats_read(&s->bytes_in);
+		v->pkts_out = u64_stats_read(&s->pkts_out);
+		v->bytes_out = u64_stats_read(&s->bytes_out);
+		for (i = 0; i < KLB_DROP__MAX; i++)
+			v->drops[i] = u64_stats_read(&s->drops[i]);
+		for (i = 0; i < KLB_L7__MAX; i++)
+			v->l7[i] = u64_stats_read(&s->l7[i]);
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
+/*
+ * Sum every CPU into @sum, less what each CPU held when last zeroed;
+ * active_conns is left for the caller to fill.
+ */
 void klb_stats_read(struct klb_pcpu_stats __percpu *stats,
 		    struct klb_stats_sum *sum)
 {
-	u64 conns, pkts_in, bytes_in, pkts_out, bytes_out;
-	u64 drops[KLB_DROP__MAX];
-	u64 l7[KLB_L7__MAX];
-	unsigned int start;
+	struct klb_stats_sum v;
 	int cpu, i;
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
 		const struct klb_pcpu_stats *s = per_cpu_ptr(stats, cpu);
+		const struct klb_stats_sum *z = &s->zero;
 
-		do {
-			start = u64_stats_fetch_begin(&s->syncp);
-			conns = u64_stats_read(&s->conns);
-			pkts_in = u64_stats_read(&s->pkts_in);
-			bytes_in = u64_stats_read(&s->bytes_in);
-			pkts_out = u64_stats_read(&s->pkts_out);
-			bytes_out = u64_stats_read(&s->bytes_out);
-			for (i = 0; i < KLB_DROP__MAX; i++)
-				drops[i] = u64_stats_read(&s->drops[i]);
-			for (i = 0; i < KLB_L7__MAX; i++)
-				l7[i] = u64_stats_read(&s->l7[i]);
-		} while (u64_stats_fetch_retry(&s->syncp, start));
-
-		sum->conns += conns;
-		sum->pkts_in += pkts_in;
-		sum->bytes_in += bytes_in;
-		sum->pkts_out += pkts_out;
-		sum->bytes_out += bytes_out;
+		klb_stats_read_cpu(s, &v);
+		sum->conns += v.conns - z->conns;
+		sum->pkts_in += v.pkts_in - z->pkts_in;
+		sum->bytes_in += v.bytes_in - z->bytes_in;
+		sum->pkts_out += v.pkts_out - z->pkts_out;
+		sum->bytes_out += v.bytes_out - z->bytes_out;
 		for (i = 0; i < KLB_DROP__MAX; i++)
-			sum->drops[i] += drops[i];
+			sum->drops[i] += v.drops[i] - z->drops[i];
 		for (i = 0; i < KLB_L7__MAX; i++)
-			sum->l7[i] += l7[i];
+			sum->l7[i] += v.l7[i] - z->l7[i];
+	}
+}
+
+void klb_stats_zero(struct klb_pcpu_stats __percpu *stats)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct klb_pcpu_stats *s = per_cpu_ptr(stats, cpu);
+
+		klb_stats_read_cpu(s, &s->zero);
 	}
 }

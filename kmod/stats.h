@@ -38,18 +38,6 @@ enum klb_l7_ctr {
 	KLB_L7__MAX
 };
 
-/* Per-CPU counters of a service or a backend; summed on read (stats.c). */
-struct klb_pcpu_stats {
-	u64_stats_t conns;
-	u64_stats_t pkts_in;
-	u64_stats_t bytes_in;
-	u64_stats_t pkts_out;
-	u64_stats_t bytes_out;
-	u64_stats_t drops[KLB_DROP__MAX];
-	u64_stats_t l7[KLB_L7__MAX];
-	struct u64_stats_sync syncp;
-};
-
 struct klb_stats_sum {
 	u64 conns;
 	u64 active_conns;
@@ -61,9 +49,30 @@ struct klb_stats_sum {
 	u64 l7[KLB_L7__MAX];
 };
 
+/*
+ * Per-CPU counters of a service or a backend; summed on read (stats.c).
+ * @zero is what this CPU's counters held when they were last zeroed
+ * (KLB_CMD_ZERO): readers subtract it. Only the zeroing writes it and only
+ * readers read it, both under the namespace's config lock, so the datapath
+ * never has to see a counter change under it (as IPVS's zero does).
+ */
+struct klb_pcpu_stats {
+	u64_stats_t conns;
+	u64_stats_t pkts_in;
+	u64_stats_t bytes_in;
+	u64_stats_t pkts_out;
+	u64_stats_t bytes_out;
+	u64_stats_t drops[KLB_DROP__MAX];
+	u64_stats_t l7[KLB_L7__MAX];
+	struct u64_stats_sync syncp;
+	struct klb_stats_sum zero;
+};
+
 struct klb_pcpu_stats __percpu *klb_stats_alloc(void);
 void klb_stats_free(struct klb_pcpu_stats __percpu *stats);
 void klb_stats_read(struct klb_pcpu_stats __percpu *stats, struct klb_stats_sum *sum);
+/* Counters read as 0 from now on (config lock held, like the readers). */
+void klb_stats_zero(struct klb_pcpu_stats __percpu *stats);
 
 /* Datapath helpers: called in softirq or with BH disabled. */
 static inline void klb_stats_packet(struct klb_pcpu_stats __percpu *stats,

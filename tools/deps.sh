@@ -11,6 +11,7 @@ pkgs=(
 	nginx-light curl wrk socat ethtool python3 python3-yaml jq nftables iputils-ping openssl
 	haproxy ipvsadm iperf3 gnuplot-nox linux-perf
 	clang llvm libclang-rt-14-dev sparse
+	dkms systemd man-db bash-completion prometheus
 )
 pkgs+=("$@")
 

@@ -49,6 +49,10 @@ int klb_nl_rule_del(struct sk_buff *skb, struct genl_info *info);
 int klb_nl_flush(struct sk_buff *skb, struct genl_info *info);
 int klb_nl_restore(struct sk_buff *skb, struct genl_info *info);
 
+/* cmd_stats.c */
+int klb_nl_stats_get(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_zero(struct sk_buff *skb, struct genl_info *info);
+
 /* dump.c: replies to GET and the dumps */
 int klb_nl_pool_get_one(struct klb_net *kn, struct klb_pool *pool,
 			struct genl_info *info);

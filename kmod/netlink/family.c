@@ -132,6 +132,16 @@ static const struct genl_ops klb_genl_ops[] = {
 		.cmd	= KLB_CMD_PERSIST_GET,
 		.dumpit	= klb_nl_persist_dump,
 		KLB_OP_POLICY(klb_persist_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_STATS_GET,
+		.doit	= klb_nl_stats_get,
+		/* takes nothing, as FLUSH */
+		KLB_OP_POLICY(klb_flush_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_ZERO,
+		.doit	= klb_nl_zero,
+		.flags	= GENL_ADMIN_PERM,
+		KLB_OP_POLICY(klb_zero_cmd_policy),
 	},
 };
 

@@ -126,3 +126,9 @@ const struct nla_policy klb_persist_cmd_policy[KLB_A_MAX + 1] = {
 /* FLUSH takes nothing: every top-level attribute is refused. */
 const struct nla_policy klb_flush_cmd_policy[KLB_A_MAX + 1] = {
 };
+
+/* ZERO may name a service or a pool (the handler takes only the name). */
+const struct nla_policy klb_zero_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_POOL]		= NLA_POLICY_NESTED(klb_pool_policy),
+	[KLB_A_SERVICE]		= NLA_POLICY_NESTED(klb_service_policy),
+};

@@ -25,6 +25,7 @@ extern const struct nla_policy klb_restore_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_conn_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_persist_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_flush_cmd_policy[KLB_A_MAX + 1];
+extern const struct nla_policy klb_zero_cmd_policy[KLB_A_MAX + 1];
 
 /*
  * Rule strings: the lengths of the uapi (host and sni are DNS names of at

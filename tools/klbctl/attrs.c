@@ -112,6 +112,7 @@ static const struct adesc top_attrs[] = {
 	[KLB_A_CONFIG] = { "config", T_NEST, &config_space },
 	[KLB_A_RULE] = { "rule", T_NEST, &rule_space },
 	[KLB_A_PERSIST] = { "persist", T_NEST, NULL },
+	[KLB_A_STATS] = { "stats", T_NEST, NULL },
 };
 static const struct aspace top_space = SPACE(NULL, top_attrs);
 
@@ -243,6 +244,8 @@ static const char *const cmd_names[] = {
 	[KLB_CMD_RULE_DEL] = "rule_del",
 	[KLB_CMD_RULE_GET] = "rule_get",
 	[KLB_CMD_PERSIST_GET] = "persist_get",
+	[KLB_CMD_STATS_GET] = "stats_get",
+	[KLB_CMD_ZERO] = "zero",
 };
 
 static void dump_level(FILE *f, struct level l, const struct aspace *sp,

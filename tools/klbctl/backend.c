@@ -5,6 +5,7 @@
 #include "klbctl.h"
 #include "nl.h"
 #include "objects.h"
+#include "print.h"
 
 void backend_usage(FILE *f)
 {
@@ -12,6 +13,7 @@ void backend_usage(FILE *f)
 		"Usage: klbctl backend add POOL ADDR:PORT [weight N] [state STATE]\n"
 		"       klbctl backend set POOL ADDR:PORT [weight N] [state STATE]\n"
 		"       klbctl backend del POOL ADDR:PORT\n"
+		"       klbctl [-j] [-s] backend show POOL\n"
 		"ADDR:PORT := { IPV4:PORT | [IPV6]:PORT }   (numeric only)\n"
 		"N := 0..%u   (default 1; 0 takes no new connections)\n"
 		"STATE := { up | drain | down }   (default up)\n",
@@ -132,11 +134,41 @@ static int backend_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* The backends of one pool: "pool show POOL" without the pool line. */
+static int backend_show(int argc, char **argv)
+{
+	struct pool_list l;
+	size_t i;
+	int ret;
+
+	if (argc < 1)
+		return usage_errorf("backend", "missing POOL");
+	if (argc > 1)
+		return usage_errorf("backend", "unexpected argument \"%s\"", argv[1]);
+	ret = pool_dump(argv[0], &l);
+	if (!ret && opt_stats > 1)
+		ret = rates_pools(argv[0], &l);
+	if (ret)
+		return ret;
+	new_json_obj(opt_json);
+	for (i = 0; i < l.n; i++) {
+		size_t j;
+
+		for (j = 0; j < l.p[i].n; j++)
+			backend_print(&l.p[i].b[j]);
+	}
+	delete_json_obj();
+	pool_list_free(&l);
+	return EXIT_OK;
+}
+
 static const struct cmd backend_cmds[] = {
 	{ "add", backend_add },
 	{ "set", backend_set },
 	{ "del", backend_del },
 	{ "delete", backend_del },
+	{ "show", backend_show },
+	{ "list", backend_show },
 	{ "help", backend_help },
 };
 

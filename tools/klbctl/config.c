@@ -458,8 +458,13 @@ static int next_word(char **pp)
 	return EXIT_OK;
 }
 
-/* Split text into lines and words in place; each line goes to restore_line. */
-static int restore_parse(struct config *c, char *text, const char *file)
+typedef int (*line_fn)(void *ctx, int argc, char **argv, unsigned int line);
+
+/*
+ * Split text into lines and words in place; each line with words goes to
+ * fn (with error_location() set to FILE:LINE), up to the first error.
+ */
+static int lines_parse(char *text, const char *file, line_fn fn, void *ctx)
 {
 	char **tok = NULL, *line = text, *next;
 	size_t ntok, cap = 0;
@@ -494,11 +499,21 @@ static int restore_parse(struct config *c, char *text, const char *file)
 				break;
 		}
 		if (!ret && ntok)
-			ret = restore_line(c, (int)ntok, tok, lineno);
+			ret = fn(ctx, (int)ntok, tok, lineno);
 		error_location(NULL, 0);
 	}
 	free(tok);
 	return ret;
+}
+
+static int restore_line_fn(void *ctx, int argc, char **argv, unsigned int line)
+{
+	return restore_line(ctx, argc, argv, line);
+}
+
+static int restore_parse(struct config *c, char *text, const char *file)
+{
+	return lines_parse(text, file, restore_line_fn, c);
 }
 
 /* Overhead per object beyond its strings: nests, addresses, numbers. */
@@ -567,14 +582,66 @@ static int restore_send(const struct config *c, const char *file)
 	return ret;
 }
 
-int do_restore(int argc, char **argv)
+/* The text of path ("-" or NULL: standard input), or NULL after an error. */
+static char *read_input(const char *path, const char **name, int *ret)
 {
-	const char *path = NULL, *name = "<stdin>";
-	struct config c = { 0 };
 	FILE *f = stdin;
 	size_t len;
 	char *text;
-	int ret;
+
+	*name = "<stdin>";
+	if (path && strcmp(path, "-")) {
+		f = fopen(path, "r");
+		if (!f) {
+			*ret = errorf(EXIT_USAGE, "cannot open \"%s\": %s", path, strerror(errno));
+			return NULL;
+		}
+		*name = path;
+	}
+	text = read_all(f, &len);
+	if (f != stdin)
+		fclose(f);
+	if (!text) {
+		*ret = errorf(EXIT_USAGE, "cannot read %s: %s", *name,
+			      errno ? strerror(errno) : "read error");
+		return NULL;
+	}
+	if (memchr(text, '\0', len)) {
+		free(text);
+		*ret = errorf(EXIT_USAGE, "%s: binary data in a configuration file", *name);
+		return NULL;
+	}
+	return text;
+}
+
+static int batch_line_fn(void *ctx, int argc, char **argv, unsigned int line)
+{
+	int (*run)(int argc, char **argv) = *(int (**)(int, char **))ctx;
+
+	(void)line;
+	return run(argc, argv);
+}
+
+int batch_run(const char *path, int (*run)(int argc, char **argv))
+{
+	const char *name;
+	char *text;
+	int ret = EXIT_OK;
+
+	text = read_input(path, &name, &ret);
+	if (!text)
+		return ret;
+	ret = lines_parse(text, name, batch_line_fn, &run);
+	free(text);
+	return ret;
+}
+
+int do_restore(int argc, char **argv)
+{
+	const char *path = NULL, *name;
+	struct config c = { 0 };
+	char *text;
+	int ret = EXIT_OK;
 
 	if (argc > 0 && is_help(argv[0]))
 		return config_help(argc, argv);
@@ -585,23 +652,9 @@ int do_restore(int argc, char **argv)
 			return usage_errorf("restore", "missing FILE after \"%s\"", argv[0]);
 		path = argv[1];
 	}
-	if (path && strcmp(path, "-")) {
-		f = fopen(path, "r");
-		if (!f)
-			return errorf(EXIT_USAGE, "cannot open \"%s\": %s", path, strerror(errno));
-		name = path;
-	}
-	text = read_all(f, &len);
-	if (f != stdin)
-		fclose(f);
+	text = read_input(path, &name, &ret);
 	if (!text)
-		return errorf(EXIT_USAGE, "cannot read %s: %s", name,
-			      errno ? strerror(errno) : "read error");
-	if (memchr(text, '\0', len)) {
-		free(text);
-		return errorf(EXIT_USAGE, "%s: binary data in a configuration file", name);
-	}
-
+		return ret;
 	ret = restore_parse(&c, text, name);
 	if (!ret)
 		ret = restore_send(&c, name);

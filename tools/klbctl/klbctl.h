@@ -13,7 +13,7 @@
 #define EXIT_USAGE	1	/* bad syntax or arguments */
 #define EXIT_KERNEL	2	/* the kernel (or the system) refused */
 
-#define KLBCTL_VERSION	"1.0"
+/* KLBCTL_VERSION: the file VERSION at the top (Makefile) */
 
 extern bool opt_json;	/* -j */
 extern int opt_stats;	/* -s, repeatable */
@@ -28,6 +28,7 @@ int do_save(int argc, char **argv);	/* config.c */
 int do_restore(int argc, char **argv);	/* config.c */
 int do_flush(int argc, char **argv);	/* config.c */
 int do_tune(int argc, char **argv);	/* tune.c */
+int do_stats(int argc, char **argv);	/* metrics.c */
 
 /* Per-object usage text, printed by "klbctl OBJECT help" and "klbctl help". */
 void pool_usage(FILE *f);
@@ -36,6 +37,7 @@ void service_usage(FILE *f);
 void rule_usage(FILE *f);
 void conn_usage(FILE *f);
 void config_usage(FILE *f);
+void stats_usage(FILE *f);
 
 /*
  * Errors (utils.c). Every message is one line on stderr starting with
@@ -74,8 +76,8 @@ bool parse_u32(const char *s, uint32_t *v);
 
 /*
  * Words the CLI maps to numbers (schedulers, states, protocols, modes).
- * An unknown word is a value the system refuses: exit 2 (EXIT_KERNEL) with
- * the list of accepted words.
+ * An unknown word is a usage error (nothing was sent): exit 1 (EXIT_USAGE)
+ * with the list of accepted words.
  */
 struct word {
 	const char *name;
@@ -107,6 +109,14 @@ extern const size_t n_conn_state_words;
  * NULL when out of memory.
  */
 char *word_quote(const char *s);
+
+/*
+ * -b FILE (config.c): run each line of FILE ("-": standard input) as a
+ * klbctl command, read with restore's grammar (words, quotes, comments);
+ * stops at the first that fails and returns its status. Errors name
+ * FILE:LINE.
+ */
+int batch_run(const char *path, int (*run)(int argc, char **argv));
 
 /* Make room in *arrayp (elem-sized items, n used) for one more. */
 bool grow(void *arrayp, size_t *cap, size_t n, size_t elem);

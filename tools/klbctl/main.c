@@ -8,12 +8,16 @@
  * handler; each object lives in its own file.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "klbctl.h"
 #include <linux/klb.h>
 
 #include "nl.h"
+#include "print.h"
 
 bool opt_json;
 int opt_stats;
@@ -24,8 +28,15 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: klbctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 		"       klbctl help | klbctl OBJECT help\n"
-		"OBJECT := { pool | backend | service | rule | conn | tune | save | restore | flush }\n"
-		"OPTIONS := { -j | --json | -s | --stats | -V | --version | -h | --help }\n"
+		"       klbctl [OPTIONS] -b FILE\n"
+		"OBJECT := { pool | backend | service | rule | conn | stats | tune | save |\n"
+		"            restore | flush }\n"
+		"OPTIONS := { -j | --json | -p | --pretty | -s | --stats | -n NETNS | --netns NETNS |\n"
+		"             -b FILE | --batch FILE | -V | --version | -h | --help }\n"
+		"  -p: indented JSON (implies -j); -s -s: also per-second rates (two\n"
+		"  samples a second apart); -n: in network namespace NETNS (ip netns);\n"
+		"  -b: run the commands of FILE (\"-\": standard input), one a line,\n"
+		"  stopping at the first that fails\n"
 		"\n");
 	pool_usage(f);
 	fputc('\n', f);
@@ -36,6 +47,8 @@ static void usage(FILE *f)
 	rule_usage(f);
 	fputc('\n', f);
 	conn_usage(f);
+	fputc('\n', f);
+	stats_usage(f);
 	fputc('\n', f);
 	config_usage(f);
 	fprintf(f,
@@ -55,6 +68,7 @@ static const struct cmd objects[] = {
 	{ "service", do_service },
 	{ "rule", do_rule },
 	{ "conn", do_conn },
+	{ "stats", do_stats },
 	{ "tune", do_tune },
 	{ "save", do_save },
 	{ "restore", do_restore },
@@ -88,6 +102,12 @@ static int parse_option(const char *arg)
 
 	if (!strcmp(arg, "--json"))
 		opt_json = true;
+	else if (!strcmp(arg, "--pretty"))
+		opt_json = json_pretty = true;
+	else if (!strcmp(arg, "--netns"))
+		return 'n';
+	else if (!strcmp(arg, "--batch"))
+		return 'b';
 	else if (!strcmp(arg, "--stats") || !strcmp(arg, "--statistics"))
 		opt_stats++;
 	else if (!strcmp(arg, "--version"))
@@ -105,6 +125,13 @@ static int parse_option(const char *arg)
 			case 's':
 				opt_stats++;
 				break;
+			case 'p':
+				opt_json = json_pretty = true;
+				break;
+			case 'n':
+			case 'b':
+				/* takes the next word: last of a group only */
+				return p[1] ? '?' : *p;
 			case 'V':
 			case 'h':
 				return *p;
@@ -116,16 +143,71 @@ static int parse_option(const char *arg)
 	return 0;
 }
 
+/* -n NETNS: what `ip netns exec NETNS` does for the network namespace. */
+static int enter_netns(const char *name)
+{
+	char path[256];
+	int fd;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return errorf(EXIT_USAGE, "invalid network namespace name \"%s\"", name);
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errorf(EXIT_USAGE, "cannot open network namespace \"%s\": %s",
+			      name, strerror(errno));
+	if (setns(fd, CLONE_NEWNET)) {
+		close(fd);
+		return errorf(EXIT_KERNEL, "setting the network namespace \"%s\": %s",
+			      name, strerror(errno));
+	}
+	close(fd);
+	return EXIT_OK;
+}
+
+/* One command: OBJECT COMMAND ARGS (argv[0] is the object). */
+static int run_object(int argc, char **argv)
+{
+	int i;
+
+	i = match_cmd(argv[0], objects, ARRAY_SIZE(objects));
+	if (i < 0) {
+		fprintf(stderr, "Object \"%s\" is %s, try \"klbctl help\".\n",
+			argv[0], i == MATCH_AMBIGUOUS ? "ambiguous" : "unknown");
+		return EXIT_USAGE;
+	}
+	/* "klbctl pool help", "klbctl save help", ... */
+	return objects[i].fn(argc - 1, argv + 1);
+}
+
 int main(int argc, char **argv)
 {
-	int i, ret;
+	const char *batch = NULL;
+	int opt, ret;
 
 	for (argc--, argv++; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
 		if (!strcmp(argv[0], "--")) {
 			argc--, argv++;
 			break;
 		}
-		switch (parse_option(argv[0])) {
+		opt = parse_option(argv[0]);
+		if (opt == 'n' || opt == 'b') {
+			if (argc < 2) {
+				fprintf(stderr, "Option \"%s\" needs an argument, try \"klbctl help\".\n",
+					argv[0]);
+				return EXIT_USAGE;
+			}
+			argc--, argv++;
+			if (opt == 'b') {
+				batch = argv[0];
+			} else {
+				ret = enter_netns(argv[0]);
+				if (ret)
+					return ret;
+			}
+			continue;
+		}
+		switch (opt) {
 		case 'V':
 			printf("klbctl %s (klb netlink API version %d)\n",
 			       KLBCTL_VERSION, KLB_GENL_VERSION);
@@ -139,19 +221,17 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (argc < 1) {
+	if (batch && argc > 0) {
+		fprintf(stderr, "Batch mode takes no command (\"%s\"), try \"klbctl help\".\n",
+			argv[0]);
+		return EXIT_USAGE;
+	}
+	if (!batch && argc < 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 
-	i = match_cmd(argv[0], objects, ARRAY_SIZE(objects));
-	if (i < 0) {
-		fprintf(stderr, "Object \"%s\" is %s, try \"klbctl help\".\n",
-			argv[0], i == MATCH_AMBIGUOUS ? "ambiguous" : "unknown");
-		return EXIT_USAGE;
-	}
-	/* "klbctl pool help", "klbctl save help", ... */
-	ret = objects[i].fn(argc - 1, argv + 1);
+	ret = batch ? batch_run(batch, run_object) : run_object(argc, argv);
 	nl_close();
 
 	/* A full disk or closed pipe must not pass for success. */

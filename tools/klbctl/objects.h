@@ -82,6 +82,9 @@ struct klb_stats {
 	bool l7_present;			/* the L7 nest came */
 	uint64_t v[KLB_STATS_A_MAX + 1];	/* by enum klb_stats_attr */
 	uint64_t l7[KLB_L7_STATS_A_MAX + 1];	/* by enum klb_l7_stats_attr */
+	bool rate_present;			/* -s -s: two samples taken */
+	uint64_t rate[KLB_STATS_A_MAX + 1];	/* per second: conns, pkts, bytes */
+	uint64_t rate_requests;			/* per second: L7 requests */
 };
 void stats_parse(const struct nlattr *nest, struct klb_stats *st);
 /*
@@ -145,6 +148,17 @@ struct rule_list {
 	struct rule_info *r;
 	size_t n, cap;
 };
+
+/*
+ * -s -s (metrics.c): the list was just dumped; dump it again a second
+ * later and fill in the per-second rates of what is in both samples.
+ */
+int rates_services(const char *name, struct service_list *l);
+int rates_pools(const char *name, struct pool_list *l);
+/* KLB_CMD_ZERO of the service or pool (type KLB_A_SERVICE/POOL) or all (0). */
+int zero_request(uint16_t type, const char *name);
+/* One backend: a "\tbackend ..." line (pool.c). */
+void backend_print(const struct backend_info *b);
 
 /* The rules of one service, in order. */
 int rule_dump(const char *service, struct rule_list *l);

@@ -19,6 +19,7 @@ void pool_usage(FILE *f)
 		"       klbctl pool set NAME sched SCHED\n"
 		"       klbctl pool del NAME\n"
 		"       klbctl [-j] [-s] pool show [NAME]\n"
+		"       klbctl pool zero [NAME]   (the counters of its backends, or of all)\n"
 		"SCHED := { rr | wrr | lc | wlc | sh | mh | p2c }   (default wrr)\n");
 }
 
@@ -219,7 +220,7 @@ int pool_dump(const char *name, struct pool_list *l)
 
 /* ------------------------------------------------------------- showing */
 
-static void backend_print(const struct backend_info *b)
+void backend_print(const struct backend_info *b)
 {
 	char buf[ADDRPORT_STRLEN], name[32];
 
@@ -263,6 +264,8 @@ static int pool_show(int argc, char **argv)
 	if (argc > 1)
 		return usage_errorf("pool", "unexpected argument \"%s\"", argv[1]);
 	ret = pool_dump(argc ? argv[0] : NULL, &l);
+	if (!ret && opt_stats > 1)
+		ret = rates_pools(argc ? argv[0] : NULL, &l);
 	if (ret)
 		return ret;
 	new_json_obj(opt_json);
@@ -281,6 +284,13 @@ static int pool_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static int pool_zero(int argc, char **argv)
+{
+	if (argc > 1)
+		return usage_errorf("pool", "unexpected argument \"%s\"", argv[1]);
+	return zero_request(argc ? KLB_A_POOL : 0, argc ? argv[0] : NULL);
+}
+
 static const struct cmd pool_cmds[] = {
 	{ "add", pool_add },
 	{ "set", pool_set },
@@ -288,6 +298,7 @@ static const struct cmd pool_cmds[] = {
 	{ "delete", pool_del },
 	{ "show", pool_show },
 	{ "list", pool_show },
+	{ "zero", pool_zero },
 	{ "help", pool_help },
 };
 

@@ -18,6 +18,7 @@
 #define MAX_DEPTH 32
 
 static bool json;
+bool json_pretty;	/* -p: one member a line, indented by 4 */
 static struct {
 	bool array;	/* keys are dropped inside arrays */
 	bool first;	/* no comma before the first member */
@@ -61,6 +62,11 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+static void json_indent(int level)
+{
+	printf("\n%*s", level * 4, "");
+}
+
 /* Comma and "key": before a new member of the current object or array. */
 static void json_member(const char *key)
 {
@@ -68,9 +74,11 @@ static void json_member(const char *key)
 		if (!stack[depth - 1].first)
 			putchar(',');
 		stack[depth - 1].first = false;
+		if (json_pretty)
+			json_indent(depth);
 		if (!stack[depth - 1].array) {
 			json_string(key ? key : "");
-			putchar(':');
+			fputs(json_pretty ? ": " : ":", stdout);
 		}
 	}
 }
@@ -90,6 +98,8 @@ static void json_pop(void)
 	if (depth <= 0)
 		return;
 	depth--;
+	if (json_pretty && depth < MAX_DEPTH && !stack[depth].first)
+		json_indent(depth);
 	putchar(depth < MAX_DEPTH && stack[depth].array ? ']' : '}');
 }
 

@@ -17,6 +17,7 @@ enum output_type {
 	PRINT_ANY = 3,
 };
 
+extern bool json_pretty;	/* -p/--pretty: indented JSON */
 void new_json_obj(bool json);	/* start output; json selects the mode */
 void delete_json_obj(void);	/* finish output (closes the JSON document) */
 bool is_json_context(void);

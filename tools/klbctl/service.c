@@ -427,6 +427,8 @@ static int service_show(int argc, char **argv)
 	if (argc > 1)
 		return usage_errorf("service", "unexpected argument \"%s\"", argv[1]);
 	ret = service_dump(argc ? argv[0] : NULL, &l);
+	if (!ret && opt_stats > 1)
+		ret = rates_services(argc ? argv[0] : NULL, &l);
 	if (ret)
 		return ret;
 	new_json_obj(opt_json);

@@ -99,6 +99,19 @@ void stats_print(const struct klb_stats *st, bool service, const char *l7)
 	print_u64(PRINT_ANY, "bytes_in", " bytes in %llu", st->v[KLB_STATS_A_BYTES_IN]);
 	print_u64(PRINT_ANY, "bytes_out", " out %llu", st->v[KLB_STATS_A_BYTES_OUT]);
 	print_nl();
+	if (st->rate_present) {
+		open_json_object("rate");
+		print_string(PRINT_FP, NULL, "%s", indent);
+		print_u64(PRINT_ANY, "conns", "rate conns/s %llu", st->rate[KLB_STATS_A_CONNS]);
+		print_u64(PRINT_ANY, "pkts_in", " pkts/s in %llu", st->rate[KLB_STATS_A_PKTS_IN]);
+		print_u64(PRINT_ANY, "pkts_out", " out %llu", st->rate[KLB_STATS_A_PKTS_OUT]);
+		print_u64(PRINT_ANY, "bytes_in", " bytes/s in %llu", st->rate[KLB_STATS_A_BYTES_IN]);
+		print_u64(PRINT_ANY, "bytes_out", " out %llu", st->rate[KLB_STATS_A_BYTES_OUT]);
+		if (st->l7_present)
+			print_u64(PRINT_ANY, "requests", " requests/s %llu", st->rate_requests);
+		print_nl();
+		close_json_object();
+	}
 	if (service) {
 		open_json_object("drops");
 		print_string(PRINT_FP, NULL, "%s", indent);

@@ -42,7 +42,7 @@ one_line() {
 t 0 'Usage: klbctl' help
 t 0 'Usage: klbctl' --help
 t 0 'Usage: klbctl' -h
-t 0 'klbctl 1' -V
+t 0 'netlink API version 1' -V
 t 0 'klbctl pool add' pool help
 t 0 'klbctl backend add' backend help
 t 0 'klbctl service add' service help
@@ -197,16 +197,16 @@ t 1 'missing service NAME' conn show service
 t 1 'unexpected argument' save now
 t 1 'unexpected argument' flush all
 
-# Words the CLI maps to numbers: an unknown one is refused (exit 2).
-t 2 'Error: unknown scheduler "foo"; expected one of rr wrr lc wlc sh mh p2c' pool add web sched foo
+# Words the CLI maps to numbers: an unknown one is a usage error (exit 1: nothing was sent).
+t 1 'Error: unknown scheduler "foo"; expected one of rr wrr lc wlc sh mh p2c' pool add web sched foo
 one_line 'unknown scheduler'
-t 2 'unknown state "bogus"' backend set web 10.0.0.1:80 state bogus
-t 2 'unknown protocol "sctp"' service add www vip 10.0.0.100:80 proto sctp pool web
-t 2 'unknown mode "dsr"' service add www vip 10.0.0.100:80 proto tcp mode dsr pool web
-t 2 'unknown proxy protocol "v1"; expected one of v2 none' service add www vip 10.0.0.100:80 proto tcp mode http pool web proxy-protocol v1
+t 1 'unknown state "bogus"' backend set web 10.0.0.1:80 state bogus
+t 1 'unknown protocol "sctp"' service add www vip 10.0.0.100:80 proto sctp pool web
+t 1 'unknown mode "dsr"' service add www vip 10.0.0.100:80 proto tcp mode dsr pool web
+t 1 'unknown proxy protocol "v1"; expected one of v2 none' service add www vip 10.0.0.100:80 proto tcp mode http pool web proxy-protocol v1
 one_line 'unknown proxy protocol'
-t 2 'unknown proxy protocol "v1"' service set www proxy-protocol v1
-t 2 'unknown proxy protocol "2"' service set www proxy-protocol 2
+t 1 'unknown proxy protocol "v1"' service set www proxy-protocol v1
+t 1 'unknown proxy protocol "2"' service set www proxy-protocol 2
 
 # --------------------------------------------------------------- restore
 cat >"$tmp/good.conf" <<'EOF'
@@ -271,7 +271,7 @@ bad() { # bad RC 'message' LINES...
 }
 bad 1 '2: pool "nope" is not defined above' 'pool add web' 'backend add nope 1.2.3.4:80'
 bad 1 '3: missing port' '' 'pool add web' 'backend add web 1.2.3.4'
-bad 2 '1: unknown scheduler "xx"' 'pool add web sched xx'
+bad 1 '1: unknown scheduler "xx"' 'pool add web sched xx'
 bad 1 '1: "pool del" is not allowed' 'pool del web'
 bad 1 '1: unknown object "frob"' 'frob add x'
 bad 1 '1: missing command' 'pool'
@@ -288,11 +288,55 @@ bad 1 '3: invalid header "X"' 'pool add web' \
 bad 1 '3: missing "pool POOL"' 'pool add web' \
 	'service add www vip 10.0.0.1:80 proto tcp mode http pool web' 'rule add www host a'
 bad 1 '2: unterminated quote' 'pool add web' 'pool add "w eb'
-bad 2 '2: unknown proxy protocol "v1"' 'pool add web' \
+bad 1 '2: unknown proxy protocol "v1"' 'pool add web' \
 	'service add www vip 10.0.0.1:80 proto tcp mode http pool web proxy-protocol v1'
 bad 1 '1: unknown object "frob" (pool, backend, service or rule)' 'frob add x'
 t 1 'cannot open' restore -f /nonexistent
 t 1 'unexpected argument' restore -x
+
+# ------------------------------------------- stats, zero, backend show
+req stats
+has 'stats: one STATS_GET' 'request stats_get'
+req stats zero
+has 'stats zero: everything' 'request zero'
+req stats zero service web
+has 'stats zero service web' 'request zero' 'service {' 'name "web"'
+req pool zero web
+has 'pool zero web' 'request zero' 'pool {' 'name "web"'
+req backend show web
+has 'backend show web: the pool' 'request pool_get dump' 'pool {' 'name "web"'
+t 1 'missing POOL' backend show
+t 1 'missing NAME' stats zero service
+t 1 'unknown argument "frob"' stats zero frob x
+t 1 'Command "frob" is unknown, try "klbctl stats help".' stats frob
+t 0 'klbctl stats metrics' stats help
+
+# ------------------------------------------------------ -b, -n, -p
+printf 'pool add a sched rr\n# a comment\n\nbackend add a "10.0.0.1:80" weight 2  # and here\n' >"$tmp/batch"
+req -b "$tmp/batch"
+has '-b: each line a command, quotes and comments as restore' 'request pool_new' 'name "a"' \
+	'request backend_new' 'address4 10.0.0.1' 'weight 2'
+req -b - <"$tmp/batch"
+has '-b -: standard input' 'request pool_new' 'request backend_new'
+printf 'pool add a\npool add b sched foo\npool add c\n' >"$tmp/batch"
+t 1 "$tmp/batch:2: unknown scheduler \"foo\"" -b "$tmp/batch"
+if grep -q 'name "c"' "$tmp/out"; then not_ok '-b stops at the first error'; else ok '-b stops at the first error'; fi
+t 1 'cannot open' -b /nonexistent
+t 1 'Batch mode takes no command' -b "$tmp/batch" pool show
+t 1 'needs an argument' -b
+t 1 'needs an argument' -n
+t 1 'cannot open network namespace "klb-no-such-ns"' -n klb-no-such-ns pool show
+t 1 'invalid network namespace name' -n ../x pool show
+t 0 'Usage' -p help
+t 1 'Option "-pq" is unknown' -pq help
+
+# ------------------------------------------------- one version
+v=$(cat ../../VERSION)
+t 0 "klbctl $v " -V
+if [ -f ../../klb.ko ] && command -v modinfo >/dev/null; then
+	mv=$(modinfo -F version ../../klb.ko)
+	if [ "$mv" = "$v" ]; then ok "modinfo klb.ko says $v too"; else not_ok "modinfo klb.ko says '$mv', klbctl $v"; fi
+fi
 
 unset KLBCTL_DUMP_REQUEST
 
@@ -323,6 +367,16 @@ assert d[0]["u64"] == 18446744073709551615
 assert d[0]["arr"] == [1, 2, {"x": None, "b": True}]
 assert d[1] == {} and d[2]["empty"] == []
 '; then ok 'JSON writer values round trip'; else not_ok 'JSON writer values round trip'; fi
+	if ./test_print pretty | python3 -m json.tool >/dev/null 2>&1 &&
+		[ "$(./test_print pretty | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))')" = \
+		  "$(./test_print json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))')" ] &&
+		[ "$(./test_print pretty | wc -l)" -gt 10 ] &&
+		./test_print pretty | grep -q '^        "u64": 18446744073709551615,$'; then
+		ok 'pretty JSON (-p): the same document, indented'
+	else
+		not_ok 'pretty JSON (-p): the same document, indented'
+		./test_print pretty | sed 's/^/# /'
+	fi
 	if [ "$(./test_print text)" = "$(printf 's=q"b\\\\n\nt\tc\001 u64=18446744073709551615 [1 2 x=- b=true]\n')" ]; then
 		ok 'text output'
 	else

@@ -7,7 +7,8 @@
 
 int main(int argc, char **argv)
 {
-	new_json_obj(argc > 1 && !strcmp(argv[1], "json"));
+	json_pretty = argc > 1 && !strcmp(argv[1], "pretty");
+	new_json_obj(argc > 1 && (!strcmp(argv[1], "json") || json_pretty));
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "s", "s=%s", "q\"b\\\\n\nt\tc\x01");

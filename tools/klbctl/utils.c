@@ -154,7 +154,7 @@ int parse_word(const char *what, const char *s, const struct word *words,
 		strncat(list, " ", sizeof(list) - strlen(list) - 1);
 		strncat(list, words[i].name, sizeof(list) - strlen(list) - 1);
 	}
-	return errorf(EXIT_KERNEL, "unknown %s \"%s\"; expected one of%s",
+	return errorf(EXIT_USAGE, "unknown %s \"%s\"; expected one of%s",
 		      what, s, list);
 }
 

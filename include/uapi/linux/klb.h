@@ -49,6 +49,13 @@
  *                         rule, with its INDEX, in order
  *   KLB_CMD_PERSIST_GET   dump only; optional KLB_A_SERVICE{NAME} filter ->
  *                         KLB_A_PERSIST per persistence entry. Best effort.
+ *   KLB_CMD_STATS_GET     do: no attributes -> KLB_A_STATS{...}: figures of
+ *                         the whole namespace (connection table fill and
+ *                         its limit, L7 sessions, listeners, object counts)
+ *   KLB_CMD_ZERO          [KLB_A_SERVICE{NAME}] | [KLB_A_POOL{NAME}]: zero
+ *                         the counters of that service, of the backends of
+ *                         that pool, or (neither given) of every service
+ *                         and backend. Gauges (active connections) stay.
  *
  * Modes: nat rewrites the destination (backends route replies via klb);
  * fnat also rewrites the source to one of the service's SNAT addresses (or
@@ -93,6 +100,8 @@ enum klb_cmd {
 	KLB_CMD_RULE_DEL,
 	KLB_CMD_RULE_GET,
 	KLB_CMD_PERSIST_GET,
+	KLB_CMD_STATS_GET,
+	KLB_CMD_ZERO,
 
 	__KLB_CMD_MAX
 };
@@ -161,6 +170,7 @@ enum klb_attr {
 	KLB_A_CONFIG,		/* nest: enum klb_config_attr (restore) */
 	KLB_A_RULE,		/* nest: enum klb_rule_attr */
 	KLB_A_PERSIST,		/* nest: enum klb_persist_attr (dump output) */
+	KLB_A_STATS,		/* nest: enum klb_global_attr (STATS_GET output) */
 
 	__KLB_A_MAX
 };
@@ -365,5 +375,21 @@ enum klb_conn_attr {
 };
 
 #define KLB_CONN_A_MAX (__KLB_CONN_A_MAX - 1)
+
+/* Figures of a whole namespace (KLB_CMD_STATS_GET). */
+enum klb_global_attr {
+	KLB_GLOBAL_A_UNSPEC,
+	KLB_GLOBAL_A_CONNS,		/* u32: connection table entries now */
+	KLB_GLOBAL_A_CONN_MAX,		/* u32: the limit (sysctl conn_max) */
+	KLB_GLOBAL_A_L7_SESSIONS,	/* u32: L7 client sessions now */
+	KLB_GLOBAL_A_LISTENERS,		/* u32: L7 listening sockets */
+	KLB_GLOBAL_A_SERVICES,		/* u32 */
+	KLB_GLOBAL_A_POOLS,		/* u32 */
+	KLB_GLOBAL_A_BACKENDS,		/* u32: in all pools */
+
+	__KLB_GLOBAL_A_MAX
+};
+
+#define KLB_GLOBAL_A_MAX (__KLB_GLOBAL_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_KLB_H */
