@@ -132,7 +132,13 @@ static const struct family counter_families[] = {
 	{ "drops_total", "counter", "Packets dropped, by reason (services only).",
 	  false, "reason", { { "no_backend", KLB_STATS_A_DROP_NO_BACKEND },
 			     { "table_full", KLB_STATS_A_DROP_TABLE_FULL },
-			     { "bad_packet", KLB_STATS_A_DROP_BAD_PACKET } } },
+			     { "bad_packet", KLB_STATS_A_DROP_BAD_PACKET },
+			     { "no_port", KLB_STATS_A_DROP_NO_PORT },
+			     { "no_route", KLB_STATS_A_DROP_NO_ROUTE },
+			     { "too_big", KLB_STATS_A_DROP_TOO_BIG } } },
+	{ "persist_full_total", "counter",
+	  "New connections scheduled without persistence: net.klb.persist_max was reached (services only).",
+	  false, NULL, { { NULL, KLB_STATS_A_PERSIST_FULL } } },
 	{ "l7_requests_total", "counter", "HTTP requests routed (tls: connections steered).",
 	  true, NULL, { { NULL, KLB_L7_STATS_A_REQUESTS } } },
 	{ "l7_responses_total", "counter", "HTTP responses by status class.",
@@ -148,6 +154,13 @@ static const struct family counter_families[] = {
 			    { "limit", KLB_L7_STATS_A_ERR_LIMIT } } },
 };
 
+/* Families that only services have (the kernel reports them on services). */
+static bool family_service_only(const struct family *f)
+{
+	return !strcmp(f->name, "drops_total") ||
+	       !strcmp(f->name, "persist_full_total");
+}
+
 static void family_head(const char *obj, const struct family *f)
 {
 	printf("# HELP klb_%s_%s %s\n", obj, f->name, f->help);
@@ -162,7 +175,7 @@ static void family_samples(const char *obj, const struct family *f,
 
 	if (!st->present || (f->l7 && !st->l7_present))
 		return;
-	if (!strcmp(f->name, "drops_total") && strcmp(obj, "service"))
+	if (family_service_only(f) && strcmp(obj, "service"))
 		return;
 	for (i = 0; i < ARRAY_SIZE(f->s) && f->s[i].attr; i++) {
 		uint64_t v = f->l7 ? st->l7[f->s[i].attr] : st->v[f->s[i].attr];
@@ -256,7 +269,7 @@ static int stats_metrics(int argc, char **argv)
 			       word_name(state_words, n_state_words, pl.p[i].b[j].state,
 					 w1, sizeof(w1)));
 	for (f = 0; f < ARRAY_SIZE(counter_families); f++) {
-		if (!strcmp(counter_families[f].name, "drops_total"))
+		if (family_service_only(&counter_families[f]))
 			continue;
 		family_head("backend", &counter_families[f]);
 		for (i = 0; i < pl.n; i++) {
