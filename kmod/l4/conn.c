@@ -26,6 +26,7 @@
 #include <net/ipv6.h>
 
 #include "l4/conn.h"
+#include "l4/persist.h"
 
 static unsigned int conn_hash_bits = 12;
 module_param(conn_hash_bits, uint, 0444);
@@ -174,6 +175,8 @@ static void klb_conn_free_rcu(struct rcu_head *head)
 {
 	struct klb_conn *c = container_of(head, struct klb_conn, rcu);
 
+	/* Its timeout reads the service: before the service goes. */
+	klb_persist_put(c->persist);
 	klb_backend_put(c->be);
 	klb_service_put(c->svc);
 	kmem_cache_free(klb_conn_cache, c);
@@ -215,7 +218,8 @@ static void klb_conn_gc_kick(struct klb_conn_table *t)
 
 struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 			      struct klb_backend *be,
-			      const struct klb_flow *orig)
+			      const struct klb_flow *orig,
+			      struct klb_persist *pe)
 {
 	struct klb_conn_table *t = kn->conns;
 	int max = READ_ONCE(kn->sysctl.conn_max);
@@ -224,11 +228,13 @@ struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 
 	if (atomic_inc_return(&t->count) > max) {
 		atomic_dec(&t->count);
+		klb_persist_put(pe);
 		return ERR_PTR(-ENOSPC);
 	}
 	c = kmem_cache_zalloc(klb_conn_cache, GFP_ATOMIC);
 	if (!c) {
 		atomic_dec(&t->count);
+		klb_persist_put(pe);
 		return ERR_PTR(-ENOMEM);
 	}
 
@@ -247,6 +253,7 @@ struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 	__set_bit(KLB_CONN_F_ACTIVE, &c->flags);
 	c->svc = svc;
 	c->be = be;
+	c->persist = pe;
 
 	klb_conn_lock(t, c);
 	old = klb_conn_find_locked(t, c->bucket[KLB_DIR_ORIG], orig,
@@ -284,6 +291,7 @@ unlock_free:
 	klb_conn_unlock(t, c);
 	kmem_cache_free(klb_conn_cache, c);
 	atomic_dec(&t->count);
+	klb_persist_put(pe);
 	return old;
 }
 
