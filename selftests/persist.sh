@@ -14,6 +14,7 @@
 #     is gone persist seconds after its last connection ended
 #   - mask 24: all 20 clients on one backend, one entry 10.0.0.0/24
 #   - UDP: 6 clients x 3 flows, each client on one backend
+#   - IPv6: 2 clients, each on one backend; mask 64: one entry fd00::/64
 #   - drain and weight 0: clients stay with expire_quiescent_template=0,
 #     move with 1; newcomers never go there; backend del moves its clients
 #   - service del leaves no entry of the service; persist_max: persist full
@@ -176,6 +177,33 @@ done
 check_eq "udp: 6 clients x 3 flows, each client on one backend" "$bad" 0
 check_range "udp: the clients use more than one backend" "$(tr ' ' '\n' <<<"$names" | grep . | sort -u | wc -l)" 2 3
 check_eq "udp: 6 entries of service u" "$(nentries u)" 6
+
+# ---- IPv6: whole addresses, then /64 ------------------------------------------
+check "pool add web6 sched rr" klbctl pool add web6 sched rr
+for i in 1 2 3; do
+	check "backend add web6 [$(be6 $i)]:80" klbctl backend add web6 "[$(be6 $i)]:80"
+done
+check "service add web6 persist 600" \
+	klbctl service add web6 vip "[$VIP6]:80" proto tcp mode nat pool web6 persist 600
+from6() {	# from6 ADDR N
+	local urls=() i
+	for ((i = 0; i < $2; i++)); do urls+=("http://[$VIP6]/"); done
+	cli curl -s -g --max-time 5 --connect-timeout 3 --interface "$1" \
+		-H 'Connection: close' "${urls[@]}"
+}
+r6a=$(from6 $CLI6 3 | sort -u)
+r6b=$(from6 $CLI6B 3 | sort -u)
+check "v6: each of 2 clients on one backend ($(echo $r6a) / $(echo $r6b))" \
+	test "$(wc -l <<<"$r6a")" = 1 -a "$(wc -l <<<"$r6b")" = 1 -a -n "$r6a$r6b"
+check_eq "v6: entries are /128 and name the backends" \
+	"$(entries web6 | jq -r '.[] | "\(.client)/\(.prefix) \(.backend)"' | sort | tr '\n' ' ')" \
+	"$CLI6/128 $(be6 "${r6a#be}") $CLI6B/128 $(be6 "${r6b#be}") "
+check "service set web6 mask 64" klbctl service set web6 mask 64
+r=$( (from6 $CLI6 2; from6 $CLI6B 2) | sort -u)
+check_eq "v6 mask 64: both clients on one backend" "$(wc -l <<<"$r")" 1
+check_eq "v6 mask 64: one entry fd00::/64" \
+	"$(entries web6 | jq -r '.[] | select(.prefix == 64) | "\(.client) \(.backend)"')" "fd00:: $(be6 "${r#be}")"
+check "service del web6" klbctl service del web6
 
 # ---- quiescent backends ----------------------------------------------------------
 # entries of 10.0.0.15-29 are /32, persist 600, and name seen[] backends
