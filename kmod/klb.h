@@ -41,6 +41,7 @@
 #include "sysctl.h"
 
 struct klb_conn_table;
+struct klb_persist_table;
 struct klb_sched_table;
 struct klb_rule_set;
 struct klb_l7_listener;
@@ -151,6 +152,7 @@ struct klb_net {
 	struct hlist_head svc_hash[1 << KLB_SVC_HASH_BITS];	/* l4/vip.c, RCU */
 	bool hooks_registered;
 	struct klb_conn_table *conns;	/* l4/conn.c */
+	struct klb_persist_table *persist;	/* l4/persist.c */
 	struct klb_l7_net *l7;		/* l7/net.c: sessions, local route */
 	struct klb_sysctl sysctl;
 	struct ctl_table_header *sysctl_hdr;

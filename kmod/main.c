@@ -14,6 +14,7 @@
 #include "config/restore.h"
 #include "l4/conn.h"
 #include "l4/hooks.h"
+#include "l4/persist.h"
 #include "l7/engine.h"
 #include "netlink/family.h"
 #include "sched/table.h"
@@ -33,12 +34,17 @@ static int __net_init klb_net_init(struct net *net)
 	err = klb_conn_net_init(kn);
 	if (err)
 		goto err_conn;
+	err = klb_persist_net_init(kn);
+	if (err)
+		goto err_persist;
 	err = klb_l7_net_init(kn);
 	if (err)
 		goto err_l7;
 	return 0;
 
 err_l7:
+	klb_persist_net_exit(kn);
+err_persist:
 	klb_conn_net_exit(kn);
 err_conn:
 	klb_sysctl_net_exit(kn);
@@ -57,6 +63,7 @@ static void __net_exit klb_net_exit(struct net *net)
 	mutex_lock(&kn->lock);
 	klb_hooks_unregister(kn);	/* if registered */
 	klb_conn_net_exit(kn);
+	klb_persist_net_exit(kn);	/* no connection holds an entry now */
 	klb_l7_net_exit(kn);
 	klb_config_net_exit(kn);
 	mutex_unlock(&kn->lock);

@@ -23,6 +23,7 @@ static const char * const klb_obj_names[KLB_OBJ__MAX] = {
 	[KLB_OBJ_L7_LISTENER]	= "L7 listener",
 	[KLB_OBJ_L7_SESSION]	= "L7 session",
 	[KLB_OBJ_L7_UPSTREAM]	= "L7 backend connection",
+	[KLB_OBJ_PERSIST]	= "persistence entry",
 };
 
 void klb_objects_check(void)

@@ -379,6 +379,23 @@ def cases(l7=True):
         [nest("A_CONFIG", [cfg_pool, nest("CONFIG_A_POOL", [name("r3"), u8("POOL_A_SCHED", 200)])])], INVAL)
     add("restore: unknown attribute", "CMD_RESTORE", [nest("A_CONFIG", [cfg_pool, u32(E["CONFIG_A_MAX"] + 1, 0)])], INVAL)
     add("restore without KLB_A_CONFIG", "CMD_RESTORE", [], INVAL)
+    # persistence: L4 modes only, a mask that fits the family, bounded timeout
+    persist = u32("SERVICE_A_PERSIST", 10)
+    add("persist on mode http", "CMD_SERVICE_NEW", svc(*(svc_ok(mode=E["MODE_HTTP"]) + [persist])), INVAL)
+    add("persist mask 0", "CMD_SERVICE_NEW", svc(*(svc_ok() + [persist, u8("SERVICE_A_PERSIST_MASK", 0)])), INVAL)
+    add("persist mask 33 on IPv4", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [persist, u8("SERVICE_A_PERSIST_MASK", 33)])), INVAL)
+    add("persist mask 129 on IPv6", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(vip="fd00:100::9", pl="web6") + [persist, u8("SERVICE_A_PERSIST_MASK", 129)])), INVAL)
+    add("persist over 31 days", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [u32("SERVICE_A_PERSIST", 31 * 24 * 3600 + 1)])), INVAL)
+    add("persist as u16", "CMD_SERVICE_NEW", svc(*(svc_ok() + [u16("SERVICE_A_PERSIST", 10)])), INVAL)
+    add("service set: persist mask 33 on IPv4", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), persist, u8("SERVICE_A_PERSIST_MASK", 33)), INVAL)
+    add("service set: persist mask 0", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_PERSIST_MASK", 0)), INVAL)
+    add("persist get: unknown service (dump)", "CMD_PERSIST_GET", svc(s("SERVICE_A_NAME", "nope")),
+        {"ENOENT"}, flags=NLM_F_DUMP)
 
     # ---- L7 modes, PROXY protocol, rules: checks that need no L7 service
     http, tls = E["MODE_HTTP"], E["MODE_TLS"]
@@ -522,6 +539,8 @@ def cases(l7=True):
         svc(s("SERVICE_A_NAME", "t"), u8("SERVICE_A_PROXY_PROTOCOL", 2)), INVAL)
     add("service set: proxy protocol 1", "CMD_SERVICE_SET",
         svc(s("SERVICE_A_NAME", "h"), u8("SERVICE_A_PROXY_PROTOCOL", 1)), INVAL)
+    add("service set: persist on an http service", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "h"), u32("SERVICE_A_PERSIST", 10)), INVAL)
 
     # restore: rules are checked like RULE_NEW, against the staged pools
     def l7cfg(rules, mode=http, extra_pools=()):

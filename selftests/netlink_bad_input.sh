@@ -78,6 +78,10 @@ refused "duplicate service name" service add web vip 10.0.100.9:80 proto tcp mod
 refused "duplicate VIP" service add other vip $VIP4:80 proto tcp mode nat pool spare
 refused "backend into unknown pool" backend add nope 10.0.1.13:80
 refused "service with unknown pool" service add s2 vip 10.0.100.9:80 proto tcp mode nat pool nope
+refused "persist on an http service" service add hp vip 10.0.100.9:80 proto tcp mode http pool spare persist 10
+refused "persist mask 33 on IPv4" service add p vip 10.0.100.9:80 proto tcp mode nat pool spare persist 10 mask 33
+refused "service set: persist mask 33 on IPv4" service set web persist 10 mask 33
+refused "service set: persist on an http service" service set h persist 10
 refused "service set unknown pool" service set web pool nope
 refused "delete unknown pool" pool del nope
 refused "delete unknown backend" backend del web 10.0.1.99:80

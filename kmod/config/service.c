@@ -20,6 +20,7 @@
 #include "config/service.h"
 #include "l4/conn.h"
 #include "l4/hooks.h"
+#include "l4/persist.h"
 #include "l4/vip.h"
 #include "l7/engine.h"
 
@@ -253,8 +254,10 @@ void klb_services_destroy(struct klb_net *kn, struct list_head *services,
 
 	list_for_each_entry_safe(svc, tmp, services, node) {
 		list_del(&svc->node);
-		if (live)
+		if (live) {
 			klb_conn_flush_service(kn, svc);
+			klb_persist_flush_service(kn, svc);
+		}
 		klb_service_unconfigure(kn, svc);
 	}
 }

@@ -26,6 +26,7 @@
 #include <net/ipv6.h>
 
 #include "l4/conn.h"
+#include "l4/persist.h"
 
 static unsigned int conn_hash_bits = 12;
 module_param(conn_hash_bits, uint, 0444);
@@ -174,6 +175,8 @@ static void klb_conn_free_rcu(struct rcu_head *head)
 {
 	struct klb_conn *c = container_of(head, struct klb_conn, rcu);
 
+	/* Its timeout reads the service: before the service goes. */
+	klb_persist_put(c->persist);
 	klb_backend_put(c->be);
 	klb_service_put(c->svc);
 	kmem_cache_free(klb_conn_cache, c);
@@ -273,6 +276,7 @@ struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
 
 void klb_conn_free_unused(struct klb_conn_table *t, struct klb_conn *c)
 {
+	klb_persist_put(c->persist);
 	kmem_cache_free(klb_conn_cache, c);
 	atomic_dec(&t->count);
 }
@@ -324,13 +328,17 @@ unlock:
 
 struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 			      struct klb_backend *be,
-			      const struct klb_flow *orig)
+			      const struct klb_flow *orig,
+			      struct klb_persist *pe)
 {
 	struct klb_conn *c, *ret;
 
 	c = klb_conn_alloc(kn, svc, be, orig);
-	if (IS_ERR(c))
+	if (IS_ERR(c)) {
+		klb_persist_put(pe);
 		return c;
+	}
+	c->persist = pe;
 	ret = klb_conn_insert(kn->conns, c);
 	if (ret != c)
 		klb_conn_free_unused(kn->conns, c);

@@ -14,6 +14,8 @@
 #include "flow.h"
 #include "l4/pkt.h"
 
+struct klb_persist;
+
 enum klb_dir {
 	KLB_DIR_ORIG,		/* client -> VIP, as the client sent it */
 	KLB_DIR_REPLY,		/* backend -> client, as the backend sent it */
@@ -51,6 +53,7 @@ struct klb_conn {
 	u8 fin_seen;		/* BIT(dir) for each side that sent a FIN */
 	struct klb_service *svc;	/* reference held */
 	struct klb_backend *be;		/* reference held */
+	struct klb_persist *persist;	/* hold on it (l4/persist.c), or NULL */
 	struct rcu_head rcu;
 };
 
@@ -74,18 +77,22 @@ struct klb_conn *klb_conn_find(struct klb_conn_table *t,
  * same flow first, that connection is returned instead. Errors:
  * -ENOSPC conn_max reached, -ENOMEM, -EADDRINUSE the reply tuple is taken
  * by another connection (same client address:port to another VIP that
- * maps to the same backend).
+ * maps to the same backend). @pe (may be NULL): the persistence entry that
+ * chose @be, whose hold this takes over: the new connection keeps it, and
+ * it is given back if no connection was inserted.
  */
 struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 			      struct klb_backend *be,
-			      const struct klb_flow *orig);
+			      const struct klb_flow *orig,
+			      struct klb_persist *pe);
 /*
  * klb_conn_new() in steps, for a caller that chooses the reply tuple
  * (fnat's source port): allocate a connection with the default reply
  * tuple of its service's mode (-ENOSPC, -ENOMEM); change
  * h[KLB_DIR_REPLY].flow and rehash it; insert (the connection, another
  * CPU's twin, or ERR_PTR(-EADDRINUSE) if the reply tuple is taken); a
- * connection that was not inserted is freed with klb_conn_free_unused().
+ * connection that was not inserted is freed with klb_conn_free_unused(),
+ * which gives back the hold on c->persist (set by the caller, or NULL).
  */
 struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
 				struct klb_backend *be,

@@ -23,13 +23,15 @@
 #include <linux/random.h>
 
 #include "l4/fnat.h"
+#include "l4/persist.h"
 #include "l4/xmit.h"
 
 #define KLB_FNAT_TRIES	256
 
 struct klb_conn *klb_fnat_conn_new(struct klb_net *kn, struct klb_service *svc,
 				   struct klb_backend *be,
-				   const struct klb_flow *orig)
+				   const struct klb_flow *orig,
+				   struct klb_persist *pe)
 {
 	struct klb_conn_table *t = kn->conns;
 	u32 lo = READ_ONCE(kn->sysctl.fnat_port_min);
@@ -45,8 +47,11 @@ struct klb_conn *klb_fnat_conn_new(struct klb_net *kn, struct klb_service *svc,
 	tries = min_t(unsigned int, n, KLB_FNAT_TRIES);
 
 	c = klb_conn_alloc(kn, svc, be, orig);
-	if (IS_ERR(c))
+	if (IS_ERR(c)) {
+		klb_persist_put(pe);
 		return c;
+	}
+	c->persist = pe;
 	r = &c->h[KLB_DIR_REPLY].flow;
 	first = get_random_u32();
 

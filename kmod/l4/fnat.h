@@ -11,9 +11,11 @@
  * source port. Caller holds rcu_read_lock with BH disabled. Returns the
  * connection (or another CPU's twin), or: -ENOSPC conn_max reached,
  * -ENOMEM, -EADDRNOTAVAIL no free port, -ENETUNREACH no source address.
+ * @pe: as for klb_conn_new().
  */
 struct klb_conn *klb_fnat_conn_new(struct klb_net *kn, struct klb_service *svc,
 				   struct klb_backend *be,
-				   const struct klb_flow *orig);
+				   const struct klb_flow *orig,
+				   struct klb_persist *pe);
 
 #endif /* _KLB_L4_FNAT_H */

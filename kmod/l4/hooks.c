@@ -38,6 +38,7 @@
 #include "l4/hooks.h"
 #include "l4/icmp.h"
 #include "l4/nat.h"
+#include "l4/persist.h"
 #include "l4/vip.h"
 #include "l4/xmit.h"
 #include "l7/engine.h"
@@ -71,6 +72,7 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 					  struct klb_service *svc,
 					  const struct klb_pkt *p, bool local)
 {
+	struct klb_persist *pe = NULL;
 	struct klb_sched_table *table;
 	struct klb_backend *be = NULL;
 	struct klb_pool *pool;
@@ -86,17 +88,21 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 
 	pool = rcu_dereference(svc->pool);
 	table = pool ? rcu_dereference(pool->table) : NULL;
-	if (table)
+	/* A service without persistence pays this one test. */
+	if (READ_ONCE(svc->persist_timeout))
+		be = klb_persist_pick(kn, svc, pool, table, &p->flow, &pe);
+	else if (table)
 		be = klb_sched_pick(table, &p->flow);
 	if (!be || be->family != p->flow.family) {
+		klb_persist_put(pe);
 		klb_drop_count(svc, KLB_DROP_NO_BACKEND);
 		return NULL;
 	}
 
 	if (svc->mode == KLB_MODE_FNAT)
-		c = klb_fnat_conn_new(kn, svc, be, &p->flow);
+		c = klb_fnat_conn_new(kn, svc, be, &p->flow, pe);
 	else
-		c = klb_conn_new(kn, svc, be, &p->flow);
+		c = klb_conn_new(kn, svc, be, &p->flow, pe);
 	if (IS_ERR(c)) {
 		klb_drop_count(svc, klb_conn_new_drop(PTR_ERR(c)));
 		return NULL;

@@ -15,6 +15,7 @@
 #include "l4/conn.h"
 #include "l7/route.h"
 #include "netlink/cmds.h"
+#include "netlink/dump.h"
 
 /*
  * What a dump keeps between its callbacks. It lives in cb->args, which
@@ -137,8 +138,8 @@ err:
 	return -EMSGSIZE;
 }
 
-static int klb_nl_put_addr(struct sk_buff *skb, int type4, int type6,
-			   u16 family, const union nf_inet_addr *addr)
+int klb_nl_put_addr(struct sk_buff *skb, int type4, int type6, u16 family,
+		    const union nf_inet_addr *addr)
 {
 	if (family == AF_INET)
 		return nla_put_in_addr(skb, type4, addr->ip);
@@ -257,8 +258,8 @@ int klb_nl_pool_get_one(struct klb_net *kn, struct klb_pool *pool,
  * A dump may be limited to the pool named in KLB_A_POOL: unlike a do
  * request, it can carry a pool of any size.
  */
-static const char *klb_nl_dump_filter(struct netlink_callback *cb, int type,
-				      int name_type)
+const char *klb_nl_dump_filter(struct netlink_callback *cb, int type,
+			       int name_type)
 {
 	const struct nlattr *nest = klb_genl_dump_attrs(cb)[type];
 	const struct nlattr *name;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* klbctl conn show [service NAME] */
+/* klbctl conn show [persist] [service NAME] */
 #include <ctype.h>
 #include <string.h>
 
@@ -13,7 +13,11 @@
 
 void conn_usage(FILE *f)
 {
-	fprintf(f, "Usage: klbctl [-j] conn show [service NAME]\n");
+	fprintf(f,
+		"Usage: klbctl [-j] conn show [service NAME]\n"
+		"       klbctl [-j] conn show persist [service NAME]\n"
+		"The second lists the persistence entries: CLIENT/PREFIX -> BACKEND,\n"
+		"the connections that hold each, and when an idle one expires.\n");
 }
 
 /* "client" -> text " 10.0.0.2:40000", JSON "client": "10.0.0.2", "client_port": 40000 */
@@ -100,11 +104,15 @@ static int conn_cb(const struct nlmsghdr *nlh, void *data)
 static int conn_show(int argc, char **argv)
 {
 	const char *service = NULL;
-	bool started = false;
+	bool started = false, persist = false;
 	struct nlattr *nest;
 	struct req r;
 	int ret;
 
+	if (argc > 0 && !strcmp(argv[0], "persist")) {
+		persist = true;
+		argc--, argv++;
+	}
 	for (; argc > 0; argc -= 2, argv += 2) {
 		if (strcmp(argv[0], "service"))
 			return usage_errorf("conn", "unknown argument \"%s\"", argv[0]);
@@ -112,6 +120,8 @@ static int conn_show(int argc, char **argv)
 			return usage_errorf("conn", "missing service NAME");
 		service = argv[1];
 	}
+	if (persist)
+		return persist_show(service);
 	ret = req_init(&r, KLB_CMD_CONN_GET, NLM_F_DUMP,
 		       MNL_SOCKET_BUFFER_SIZE + (service ? strlen(service) : 0));
 	if (ret)

@@ -166,4 +166,7 @@ void rule_list_free(struct rule_list *l);
 /* "host H path P ... pool POOL", words quoted as in save; malloc'ed. */
 char *rule_words(const struct rule_info *ri);
 
+/* The persistence entries (of one service, or all), printed (persist.c). */
+int persist_show(const char *service);
+
 #endif

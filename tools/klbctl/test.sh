@@ -109,6 +109,8 @@ t 0 'mode 0' service add www vip '[fd00::100]:53' proto udp pool web
 t 0 'pool "other"' service set www pool other
 t 0 'request service_del' service del www
 t 0 'request conn_get dump' conn show service www
+t 0 'request persist_get dump' conn show persist
+t 0 'name "www"' conn show persist service www
 t 0 'request flush' flush
 
 # L7 modes and the PROXY protocol
@@ -194,6 +196,8 @@ t 1 'unexpected argument "2"' rule del www 1 2
 t 1 'missing SERVICE' rule show
 t 1 'unexpected argument "x"' rule show www x
 t 1 'missing service NAME' conn show service
+t 1 'missing service NAME' conn show persist service
+t 1 'unknown argument "frob"' conn show persist frob x
 t 1 'unexpected argument' save now
 t 1 'unexpected argument' flush all
 

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers of dump.c that the other dump files (dump_persist.c) share. */
+#ifndef _KLB_NETLINK_DUMP_H
+#define _KLB_NETLINK_DUMP_H
+
+#include <net/genetlink.h>
+
+#include "klb.h"
+
+/* @addr as attribute @type4 or @type6, by @family. */
+int klb_nl_put_addr(struct sk_buff *skb, int type4, int type6, u16 family,
+		    const union nf_inet_addr *addr);
+/* The name (attribute @name_type) in the dump request's nest @type, or NULL. */
+const char *klb_nl_dump_filter(struct netlink_callback *cb, int type,
+			       int name_type);
+
+#endif /* _KLB_NETLINK_DUMP_H */
