@@ -1182,6 +1182,10 @@ done
 	echo "== balancer lo, backend lo and routes (no dr/tun VIP or route should be left)"
 	nsh lb "ip -br addr show dev lo"
 	nsh be "ip -br addr show dev lo; ip route"
+	if [ "$TUN" = 1 ]; then
+		echo "== backend: tunl0 (decapsulated packets of klb-tun and ipvs-tun runs)"
+		nsh be "ip -s link show tunl0"
+	fi
 	echo "== haproxy frontends (stot)"
 	nsh lb "echo 'show stat' | socat -t5 stdio unix-connect:$LBD/haproxy.sock" | cut -d, -f1,2,8
 	echo "== nginx proxy stub_status"
