@@ -86,8 +86,9 @@ fi
 # other VMs load the machine: 199 cells (49 + 120 bulk + 30 of the
 # forwarding modes: 5 configurations x conn, req0 and bulk-tcp at 1 and 4
 # streams, both MTUs) x 3 rounds x 6 s fit in about 75 min idle; 90 min is
-# the cap. Quick (74 cells x 2 s: the modes in conn and req0 only): ~6 min
-# idle, at most 10.
+# the cap. Quick (89 cells x 2 s, 10 of them the modes' conn and req0;
+# ~70 s more than without them): ~6 min idle, 9 min (543 s) seen with the
+# host at load 8, at most 10.
 if [ $quick -eq 1 ]; then
 	deadline=${BENCH_DEADLINE:-600}
 else
