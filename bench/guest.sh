@@ -8,6 +8,7 @@
 #   bench/guest.sh --out DIR [--rounds N] [--duration SECS] [--deadline SECS]
 #                  [--tests LIST] [--configs LIST] [--threads N]
 #                  [--bulk-streams LIST] [--bulk-mtus LIST] [--profile LIST]
+#                  [--mode-streams LIST]
 #
 # Topology (selftests/lib.sh, one backend):
 #
@@ -20,6 +21,7 @@
 # (--bulk-streams) at MTU 1500 and 9000 on every link (--bulk-mtus), as
 # cells bulk-KIND-pSTREAMS-mMTU:
 #   bulk-tcp-*   iperf3 -P STREAMS        direct klb-nat ipvs-nat haproxy-tcp
+#                                         (+ the forwarding modes, see below)
 #   bulk-get-*   wrk GET of a 16 MB file  direct klb-http haproxy-http haproxy-tcp
 #   bulk-put-*   wrk PUT of a 4 MB body   (the same; the backend stores it)
 #   bulk-tls-*   wrk GET over TLS, 16 MB  direct klb-tls haproxy-tcp
@@ -39,6 +41,19 @@
 #   haproxy-http  10.0.0.1:8080            haproxy mode http, http-reuse always
 #   haproxy-tcp   10.0.0.1:8081/8443/8520  haproxy mode tcp
 #   nginx-proxy   10.0.0.1:8082            nginx proxy_pass, upstream keepalive
+#   klb-fnat      10.0.100.4:80/5201       klb, mode fnat (source: 10.0.1.1)
+#   klb-dr        10.0.100.5:80/5201       klb, mode dr (VIP not local)
+#   klb-tun       10.0.100.6:80/5201       klb, mode tun (IPIP)
+#   ipvs-dr       10.0.100.7:80/5201       ipvsadm -g (VIP on the balancer's lo)
+#   ipvs-tun      10.0.100.8:80/5201       ipvsadm -i (VIP on the balancer's lo)
+# The forwarding-mode configurations (the last five) run in conn, req0 and
+# the bulk-tcp cells whose stream count is in --mode-streams (default 1 4;
+# a bulk-tcp cell named in --tests always). dr and tun need a return path
+# that skips the balancer's IP layer: the client gets a second link on the
+# backends' bridge (eth1 10.0.1.50/32, no subnet route: nothing else uses
+# it), and only while a dr or tun configuration runs, the backend holds
+# its VIP on lo (arp_ignore=1, arp_announce=2), routes the client network
+# via 10.0.1.50 and (tun) has tunl0 up with rp_filter 0.
 # klb and IPVS are configured just before each of their runs and removed
 # just after it (both register their netfilter hooks only while a service
 # exists), so no configuration runs with another one's hooks in its path.
@@ -60,7 +75,8 @@ BULK_MTUS="1500 9000"
 BULK_GET_BYTES=$((16 << 20))
 BULK_PUT_BYTES=$((4 << 20))
 PROFILE=
-CONFIGS="direct klb-nat klb-http klb-tls ipvs-nat haproxy-http haproxy-tcp nginx-proxy"
+CONFIGS="direct klb-nat klb-http klb-tls ipvs-nat haproxy-http haproxy-tcp nginx-proxy klb-fnat klb-dr klb-tun ipvs-dr ipvs-tun"
+MODE_STREAMS="1 4"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) OUT=$2; shift 2 ;;
@@ -73,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--bulk-streams) BULK_STREAMS=${2//,/ }; shift 2 ;;
 	--bulk-mtus) BULK_MTUS=${2//,/ }; shift 2 ;;
 	--profile) PROFILE=${2//,/ }; shift 2 ;;
+	--mode-streams) MODE_STREAMS=${2//,/ }; shift 2 ;;
 	*) echo "guest.sh: unknown argument $1" >&2; exit 1 ;;
 	esac
 done
@@ -80,11 +97,13 @@ done
 for _c in $CONFIGS; do
 	case $_c in
 	direct|klb-nat|klb-http|klb-tls|ipvs-nat|haproxy-http|haproxy-tcp|nginx-proxy) ;;
+	klb-fnat|klb-dr|klb-tun|ipvs-dr|ipvs-tun) ;;
 	*) echo "guest.sh: unknown configuration $_c" >&2; exit 1 ;;
 	esac
 done
 # "bulk" expands to its cells, MTU outermost: links change MTU twice a round
 _tests=
+NAMED=" ${TESTS//,/ } "
 for _t in $TESTS; do
 	if [ "$_t" = bulk ]; then
 		for _m in $BULK_MTUS; do
@@ -127,6 +146,21 @@ BE1=$(be4 1)
 VIP_NAT=10.0.100.1
 VIP_HTTP=10.0.100.2
 VIP_TLS=10.0.100.3
+VIP_FNAT=10.0.100.4
+VIP_DR=10.0.100.5
+VIP_TUN=10.0.100.6
+VIP_IPVS_DR=10.0.100.7     # on the balancer's lo while ipvs-dr runs
+VIP_IPVS_TUN=10.0.100.8    # on the balancer's lo while ipvs-tun runs
+CLIBR4=10.0.1.50           # the client's second link, on the backends' bridge
+CLI_NET=10.0.0.0/24
+# dr/tun configurations in this run: they need the client's second link
+DSR=0 TUN=0
+for _c in $CONFIGS; do
+	case $_c in
+	klb-dr|ipvs-dr) DSR=1 ;;
+	klb-tun|ipvs-tun) DSR=1 TUN=1 ;;
+	esac
+done
 CONNS_SMALL=32    # connections of the conn/s and small-file req/s tests
 CONNS_BIG=8       # 1 MB files, TLS throughput
 CONNS_TLS=16      # TLS conn/s
@@ -235,6 +269,21 @@ lb_rx() {
 	done <"/proc/$LB_ANCHOR/net/dev"
 	printf -v "$1" 0
 }
+# cli_drx VAR: packets the client's second link (eth1, on the backends'
+# bridge: the direct return path of dr and tun) received; 0 without it
+cli_drx() {
+	local l a
+	if [ -n "${CLI_ANCHOR:-}" ]; then
+		while read -r l; do
+			if [[ "$l" == "eth1:"* ]]; then
+				a=(${l#*:})
+				printf -v "$1" '%s' "${a[1]}"
+				return
+			fi
+		done <"/proc/$CLI_ANCHOR/net/dev"
+	fi
+	printf -v "$1" 0
+}
 # ipvs_conns VAR: connections IPVS scheduled in the balancer ns (its total;
 # IPVS folds its per-CPU counters into it every 2 s only)
 ipvs_conns() {
@@ -281,6 +330,7 @@ cleanup() {
 		fi
 	fi
 	modprobe -r ip_vs_rr ip_vs 2>/dev/null
+	[ "$TUN" = 1 ] && modprobe -r ipip 2>/dev/null
 	[ -n "${TUNED_INIT:-}" ] && "$KLBCTL_BIN" tune revert >/dev/null 2>&1
 	bad=$(dmesg | grep -E "$KLB_DMESG_BAD" | head -20)
 	if [ -n "$bad" ]; then
@@ -326,7 +376,29 @@ log "kernel $(uname -r), $(nproc) CPUs; rounds $ROUNDS x ${DUR}s; tests: $TESTS"
 klb_load
 modprobe ip_vs || bail "modprobe ip_vs"
 modprobe ip_vs_rr || bail "modprobe ip_vs_rr"
+# tun backends decapsulate on the fallback device tunl0 (every netns gets
+# one, down, when ipip loads)
+if [ "$TUN" = 1 ]; then
+	modprobe ipip || bail "modprobe ipip"
+fi
 topo_setup 1
+if [ "$DSR" = 1 ]; then
+	# The direct return path of dr and tun: a second client link on the
+	# backends' bridge. Its address is a /32 (no route to 10.0.1.0/24 over
+	# it) and it has no IPv6, so nothing but the backend's replies of a dr
+	# or tun run (their route via it exists only then) ever uses it.
+	ip -n "$NS_CLI" link add eth1 type veth peer name clibr netns "$NS_LB" || bail "client second link"
+	ip netns exec "$NS_CLI" sysctl -qw net.ipv6.conf.eth1.disable_ipv6=1 \
+		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.eth1.rp_filter=0 || bail "client second link sysctls"
+	ip -n "$NS_CLI" -b - <<-EOF || bail "client second link up"
+		addr add $CLIBR4/32 dev eth1
+		link set eth1 up
+	EOF
+	ip -n "$NS_LB" -b - <<-EOF || bail "client second link, balancer side"
+		link set clibr master br0
+		link set clibr up
+	EOF
+fi
 log "topology up"
 
 nsh_start cli "$NS_CLI"
@@ -334,6 +406,10 @@ nsh_start lb "$NS_LB"
 nsh_start be "${NS_BE[1]}"
 bg "$NS_LB" sleep 1000000
 LB_ANCHOR=$BG_PID
+if [ "$DSR" = 1 ]; then
+	bg "$NS_CLI" sleep 1000000
+	CLI_ANCHOR=$BG_PID
+fi
 
 # The balancer: the Stingray tunings (per-netns keys; the global ones are
 # set from the initial namespace). The client: what conn/s tests need.
@@ -540,6 +616,36 @@ cat >"$TMPD/ipvs.rules" <<EOF
 -A -t $LB4:5201 -s rr
 -a -t $LB4:5201 -r $BE1:5201 -m -w 1
 EOF
+# The forwarding modes: the same pools as klb-nat (HTTP and iperf3)
+for _m in fnat dr tun; do
+	case $_m in
+	fnat) _v=$VIP_FNAT ;;
+	dr) _v=$VIP_DR ;;
+	tun) _v=$VIP_TUN ;;
+	esac
+	cat >"$TMPD/klb-$_m.conf" <<-EOF
+		pool add web sched rr
+		backend add web $BE1:80
+		pool add iperf sched rr
+		backend add iperf $BE1:5201
+		service add ${_m}80 vip $_v:80 proto tcp mode $_m pool web
+		service add ${_m}5201 vip $_v:5201 proto tcp mode $_m pool iperf
+	EOF
+done
+# IPVS dr (-g) and tun (-i): IPVS schedules in LOCAL_IN, so the VIP is
+# made local (on the balancer's lo) while the configuration runs
+for _m in dr tun; do
+	case $_m in
+	dr) _v=$VIP_IPVS_DR _f=-g ;;
+	tun) _v=$VIP_IPVS_TUN _f=-i ;;
+	esac
+	cat >"$TMPD/ipvs-$_m.rules" <<-EOF
+		-A -t $_v:80 -s rr
+		-a -t $_v:80 -r $BE1:80 $_f -w 1
+		-A -t $_v:5201 -s rr
+		-a -t $_v:5201 -r $BE1:5201 $_f -w 1
+	EOF
+done
 
 # Wait until everything answers (backend directly, proxies through).
 wait_for "backend nginx" nsh lb "curl -s --max-time 2 -o /dev/null -f http://$BE1/0b"
@@ -553,19 +659,100 @@ BE_PIDS=$(ip netns pids "${NS_BE[1]}" | tr '\n' ' ')
 log "backends and proxies up (haproxy $HAPROXY_PID, nginx proxy $NGINXP_PIDS)"
 
 # ---- configurations ---------------------------------------------------------------------
-# cfg_up / cfg_down CFG: configure / remove CFG's kernel state (klb, IPVS)
+# The backend of a dr or tun configuration, only while it runs: the VIP on
+# lo, no ARP answers for it and no VIP as ARP source (arp_ignore=1,
+# arp_announce=2), replies to the client network straight over the
+# client's second link, rp_filter 0 (tun: the inner source, the client, is
+# not routed via tunl0) and tunl0 up. sysctls are written by the shell
+# itself (no process); one `ip -batch` for the rest.
+BE_SYSCTLS="conf/all/arp_ignore conf/all/arp_announce conf/all/rp_filter conf/lo/rp_filter"
+[ "$TUN" = 1 ] && BE_SYSCTLS+=" conf/tunl0/rp_filter"
+declare -A BE_SYSCTL0
+for _k in $BE_SYSCTLS; do
+	BE_SYSCTL0[$_k]=$(nsh be "cat /proc/sys/net/ipv4/$_k") || bail "backend sysctl $_k"
+done
+be_sysctl_cmd() {
+	local k v cmd=
+	for k in $BE_SYSCTLS; do
+		case $1:$k in
+		up:conf/all/arp_ignore) v=1 ;;
+		up:conf/all/arp_announce) v=2 ;;
+		up:*) v=0 ;;
+		*) v=${BE_SYSCTL0[$k]} ;;
+		esac
+		cmd+="echo $v >/proc/sys/net/ipv4/$k && "
+	done
+	printf '%s' "$cmd"
+}
+BE_DSR_UP=$(be_sysctl_cmd up)
+BE_DSR_DOWN=$(be_sysctl_cmd down)
+# dsr_be up|down VIP [tun]
+dsr_be() {
+	local f=$TMPD/be-$1-$2${3:+-tun}
+	if [ ! -e "$f" ]; then
+		if [ "$1" = up ]; then
+			printf 'addr add %s/32 dev lo\nroute add %s via %s\n' "$2" $CLI_NET $CLIBR4
+			[ -n "${3:-}" ] && echo "link set tunl0 up"
+		else
+			[ -n "${3:-}" ] && echo "link set tunl0 down"
+			printf 'route del %s via %s\naddr del %s/32 dev lo\n' $CLI_NET $CLIBR4 "$2"
+		fi >"$f"
+	fi
+	if [ "$1" = up ]; then
+		nsh be "${BE_DSR_UP}ip -b $f"
+	else
+		# everything is undone even if one step fails
+		nsh be "ip -force -b $f; ${BE_DSR_DOWN}:"
+	fi
+}
+# cfg_up / cfg_down CFG: configure / remove CFG's kernel state (klb, IPVS,
+# and for dr and tun the backend's and the balancer's VIPs and routes)
 cfg_up() {
 	case $1 in
-	klb-nat|klb-http|klb-tls) nsh lb "$KLBCTL_BIN restore -f $TMPD/$1.conf" ;;
+	klb-nat|klb-http|klb-tls|klb-fnat) nsh lb "$KLBCTL_BIN restore -f $TMPD/$1.conf" ;;
+	klb-dr) dsr_be up $VIP_DR && nsh lb "$KLBCTL_BIN restore -f $TMPD/$1.conf" ;;
+	klb-tun) dsr_be up $VIP_TUN tun && nsh lb "$KLBCTL_BIN restore -f $TMPD/$1.conf" ;;
 	ipvs-nat) nsh lb "ipvsadm -R <$TMPD/ipvs.rules" ;;
+	ipvs-dr) dsr_be up $VIP_IPVS_DR &&
+		nsh lb "ip addr add $VIP_IPVS_DR/32 dev lo && ipvsadm -R <$TMPD/ipvs-dr.rules" ;;
+	ipvs-tun) dsr_be up $VIP_IPVS_TUN tun &&
+		nsh lb "ip addr add $VIP_IPVS_TUN/32 dev lo && ipvsadm -R <$TMPD/ipvs-tun.rules" ;;
 	*) return 0 ;;
 	esac
 }
 cfg_down() {
+	local rc=0
 	case $1 in
-	klb-*) nsh lb "$KLBCTL_BIN flush" ;;
-	ipvs-nat) nsh lb "ipvsadm -C" ;;
+	klb-*) nsh lb "$KLBCTL_BIN flush" || rc=1 ;;
+	ipvs-nat) nsh lb "ipvsadm -C" || rc=1 ;;
+	ipvs-dr) nsh lb "ipvsadm -C; ip addr del $VIP_IPVS_DR/32 dev lo" || rc=1 ;;
+	ipvs-tun) nsh lb "ipvsadm -C; ip addr del $VIP_IPVS_TUN/32 dev lo" || rc=1 ;;
+	esac
+	case $1 in
+	klb-dr) dsr_be down $VIP_DR || rc=1 ;;
+	klb-tun) dsr_be down $VIP_TUN tun || rc=1 ;;
+	ipvs-dr) dsr_be down $VIP_IPVS_DR || rc=1 ;;
+	ipvs-tun) dsr_be down $VIP_IPVS_TUN tun || rc=1 ;;
+	esac
+	return $rc
+}
+# mode_cell CFG TEST: does CFG run in TEST? The forwarding-mode
+# configurations run in conn, req0 and the bulk-tcp cells of MODE_STREAMS
+# streams (or named in --tests); every other configuration wherever its
+# scheme is served.
+mode_cell() {
+	local n
+	case $1 in
+	klb-fnat|klb-dr|klb-tun|ipvs-dr|ipvs-tun) ;;
 	*) return 0 ;;
+	esac
+	case $2 in
+	conn|req0) return 0 ;;
+	bulk-tcp-p*)
+		[[ "$NAMED" == *" $2 "* ]] && return 0
+		n=${2#bulk-tcp-p}
+		[[ " $MODE_STREAMS " == *" ${n%%-*} "* ]] ;;
+	*) return 1 ;;
 	esac
 }
 # cfg_addr CFG SCHEME: ADDR=HOST:PORT the client uses (SCHEME http, https,
@@ -589,6 +776,16 @@ cfg_addr() {
 	haproxy-tcp:https) ADDR="$LB4:8443" ;;
 	haproxy-tcp:iperf) ADDR="$LB4:8520" ;;
 	nginx-proxy:http) ADDR="$LB4:8082" ;;
+	klb-fnat:http) ADDR="$VIP_FNAT:80" ;;
+	klb-fnat:iperf) ADDR="$VIP_FNAT:5201" ;;
+	klb-dr:http) ADDR="$VIP_DR:80" ;;
+	klb-dr:iperf) ADDR="$VIP_DR:5201" ;;
+	klb-tun:http) ADDR="$VIP_TUN:80" ;;
+	klb-tun:iperf) ADDR="$VIP_TUN:5201" ;;
+	ipvs-dr:http) ADDR="$VIP_IPVS_DR:80" ;;
+	ipvs-dr:iperf) ADDR="$VIP_IPVS_DR:5201" ;;
+	ipvs-tun:http) ADDR="$VIP_IPVS_TUN:80" ;;
+	ipvs-tun:iperf) ADDR="$VIP_IPVS_TUN:5201" ;;
 	esac
 }
 # cfg_procs CFG: PROCS=pids of CFG's balancer processes (haproxy, nginx)
@@ -605,10 +802,10 @@ cfg_counter() {
 	local v
 	case $1 in
 	direct) lb_rx v; echo "lb.cli0.rx_packets $v" ;;
-	klb-nat) echo "klb.conns $(json_sum conns "$(nsh lb "$KLBCTL_BIN -j -s service show")")" ;;
+	klb-nat|klb-fnat|klb-dr|klb-tun) echo "klb.conns $(json_sum conns "$(nsh lb "$KLBCTL_BIN -j -s service show")")" ;;
 	klb-http) echo "klb.http.requests $(json_sum requests "$(nsh lb "$KLBCTL_BIN -j -s service show")")" ;;
 	klb-tls) echo "klb.tls.connections $(json_sum connections "$(nsh lb "$KLBCTL_BIN -j -s service show")")" ;;
-	ipvs-nat) ipvs_conns v; echo "ipvs.conns $v" ;;
+	ipvs-*) ipvs_conns v; echo "ipvs.conns $v" ;;
 	haproxy-*)
 		v=$(nsh lb "echo 'show stat' | socat -t5 stdio unix-connect:$LBD/haproxy.sock" |
 			awk -F, -v fe="$([ "$1" = haproxy-http ] && echo fe_http || echo fe_tcp,fe_tcps)" '
@@ -637,7 +834,7 @@ json_sum() {
 # and the balancer's counter; one line in probes.jsonl. Returns 1 (with
 # PROBE_REASON) if CFG does not work.
 probe() {
-	local cfg=$1 sch=$2 addr out rc c0 c1 p0 p1 who name want reason= okv=true
+	local cfg=$1 sch=$2 addr out rc c0 c1 p0 p1 d0=0 d1=0 who name want reason= okv=true
 	cfg_addr "$cfg" "$sch"
 	addr=$ADDR
 	if ! out=$(cfg_up "$cfg" 2>&1); then
@@ -646,20 +843,22 @@ probe() {
 	else
 		read -r name c0 <<<"$(cfg_counter "$cfg")"
 		lb_rx p0
+		cli_drx d0
 		out=$(nsh cli "curl -sk --max-time 10 -H 'Connection: close' $sch://$addr/whoami $sch://$addr/whoami $sch://$addr/whoami")
 		rc=$?
+		cli_drx d1
 		lb_rx p1
 		# IPVS updates its totals every 2 s: wait for them
 		local end=$((SECONDS + 5))
 		while :; do
 			read -r name c1 <<<"$(cfg_counter "$cfg")"
-			[ "$cfg" = ipvs-nat ] && [ $((c1 - c0)) -lt 3 ] && [ $SECONDS -lt $end ] || break
+			[[ "$cfg" == ipvs-* ]] && [ $((c1 - c0)) -lt 3 ] && [ $SECONDS -lt $end ] || break
 			sleep 0.5
 		done
 		cfg_down "$cfg" >/dev/null 2>&1 || reason="removing the configuration failed"
 		who=$(sort -u <<<"$out" | tr '\n' ' ' | sed 's/ $//')
 		case $cfg in
-		direct|klb-nat|ipvs-nat|klb-tls) want=$CLI4 ;;
+		direct|klb-nat|ipvs-nat|klb-tls|klb-dr|klb-tun|ipvs-dr|ipvs-tun) want=$CLI4 ;;
 		*) want=$LBBE4 ;;
 		esac
 		# klb-tls: a pass-through relay, yet the backend sees the balancer's
@@ -673,12 +872,18 @@ probe() {
 			reason="$name grew by $((c1 - c0)), expected >= 3: the traffic did not pass the balancer"
 		elif [ "$((p1 - p0))" -lt 6 ]; then
 			reason="the balancer's client-side interface saw $((p1 - p0)) packets"
+		elif [[ "$cfg" == *-dr || "$cfg" == *-tun ]] && [ $((d1 - d0)) -lt 6 ]; then
+			# 3 answers, each at least SYN-ACK, response, FIN
+			reason="the client's direct link saw $((d1 - d0)) packets: the backend's replies did not come straight back"
+		elif [[ "$cfg" != *-dr && "$cfg" != *-tun ]] && [ $((d1 - d0)) -gt 2 ]; then
+			# only a flooded ARP broadcast or two may show up there
+			reason="the client's direct link saw $((d1 - d0)) packets: replies bypassed the balancer"
 		fi
 	fi
 	[ -n "$reason" ] && okv=false
-	printf '{"config":"%s","scheme":"%s","addr":"%s","ok":%s,"reason":%s,"backend_saw":%s,"counter":%s,"counter_delta":%s,"lb_rx_packets_delta":%s}\n' \
+	printf '{"config":"%s","scheme":"%s","addr":"%s","ok":%s,"reason":%s,"backend_saw":%s,"counter":%s,"counter_delta":%s,"lb_rx_packets_delta":%s,"cli_direct_rx_packets_delta":%s}\n' \
 		"$cfg" "$sch" "$addr" "$okv" "$(jstr "$reason")" "$(jstr "${who:-}")" "$(jstr "${name:-}")" \
-		"$(( ${c1:-0} - ${c0:-0} ))" "$(( ${p1:-0} - ${p0:-0} ))" >>"$OUT/probes.jsonl"
+		"$(( ${c1:-0} - ${c0:-0} ))" "$(( ${p1:-0} - ${p0:-0} ))" "$((d1 - d0))" >>"$OUT/probes.jsonl"
 	PROBE_REASON=$reason
 	[ -z "$reason" ]
 }
@@ -693,7 +898,8 @@ test_info() {
 	if [[ "$1" =~ ^bulk-([a-z]+)-p([0-9]+)-m([0-9]+)$ ]]; then
 		TI_CONNS=${BASH_REMATCH[2]} TI_MTU=${BASH_REMATCH[3]} TI_CLOSE=0
 		case ${BASH_REMATCH[1]} in
-		tcp) TI_SCH=iperf TI_PATH= TI_CONFIGS="direct klb-nat ipvs-nat haproxy-tcp" ;;
+		tcp) TI_SCH=iperf TI_PATH=
+			TI_CONFIGS="direct klb-nat ipvs-nat haproxy-tcp klb-fnat klb-dr klb-tun ipvs-dr ipvs-tun" ;;
 		get) TI_SCH=http TI_PATH=/bulk TI_CONFIGS="direct klb-http haproxy-http haproxy-tcp" ;;
 		put) TI_SCH=http TI_PATH=/up/bulk TI_PUT=$BULK_PUT_BYTES
 			TI_CONFIGS="direct klb-http haproxy-http haproxy-tcp" ;;
@@ -722,6 +928,7 @@ mtu_set() {
 	[ "$1" = "$LINK_MTU" ] && return 0
 	nsh cli "ip link set eth0 mtu $1 && ip route flush cache" &&
 		nsh lb "ip link set cli0 mtu $1 && ip link set be1 mtu $1 && ip link set br0 mtu $1 && ip route flush cache" &&
+		{ [ "$DSR" = 0 ] || { nsh cli "ip link set eth1 mtu $1" && nsh lb "ip link set clibr mtu $1 && ip link set br0 mtu $1"; }; } &&
 		nsh be "ip link set eth0 mtu $1 && ip route flush cache" || bail "MTU $1: $(nsh lb "ip -br link")"
 	LINK_MTU=$1
 	log "links at MTU $1"
@@ -759,7 +966,7 @@ RUN_FAILS=0
 # for iperf3 the shell samples around the client (includes its start-up).
 run_one() {
 	local test=$1 cfg=$2 round=$3 sch path conns close addr raw hdr= rc out
-	local pk0 pk1 iv0 iv1 res= line status=ok reason= tool extra= threads=$THREADS
+	local pk0 pk1 iv0 iv1 dx0 dx1 res= line status=ok reason= tool extra= threads=$THREADS
 	local wto=10s put=
 	test_info "$test"
 	sch=$TI_SCH path=$TI_PATH conns=$TI_CONNS close=$TI_CLOSE
@@ -786,6 +993,7 @@ run_one() {
 	[ "$close" = 1 ] && hdr="-H 'Connection: close'"
 	t1=$EPOCHREALTIME
 	lb_rx pk0
+	cli_drx dx0
 	ipvs_conns iv0
 	if [ "$sch" = iperf ]; then
 		local cpu0 cpu1 kt0 kt1 lp0 lp1 bp0 bp1
@@ -820,6 +1028,7 @@ run_one() {
 		extra=',"cpu_window":"wrk"'
 	fi
 	ipvs_conns iv1
+	cli_drx dx1
 	lb_rx pk1
 	t2=$EPOCHREALTIME
 	cfg_down "$cfg" >/dev/null 2>&1 || { status=failed; reason="removing the configuration failed"; }
@@ -835,10 +1044,10 @@ run_one() {
 	[ "$close" = 1 ] && cj=true
 	# wall time of each step, ms: configure, client (incl. its start-up), remove
 	t0=${t0//[.,]/} t1=${t1//[.,]/} t2=${t2//[.,]/} t3=${t3//[.,]/}
-	printf '{"test":"%s","config":"%s","round":%s,"status":"%s","reason":%s,"tool":"%s","url":"%s","threads":%s,"conns":%s,"connection_close":%s,"mtu":%s,"put_bytes":%s,"duration_s":%s,"result":%s%s,"lb_rx_packets":%s,"ipvs_conns":%s,"t":%s,"wall_ms":{"configure":%s,"client":%s,"remove":%s}}\n' \
+	printf '{"test":"%s","config":"%s","round":%s,"status":"%s","reason":%s,"tool":"%s","url":"%s","threads":%s,"conns":%s,"connection_close":%s,"mtu":%s,"put_bytes":%s,"duration_s":%s,"result":%s%s,"lb_rx_packets":%s,"cli_direct_rx_packets":%s,"ipvs_conns":%s,"t":%s,"wall_ms":{"configure":%s,"client":%s,"remove":%s}}\n' \
 		"$test" "$cfg" "$round" "$status" "$rj" "$tool" "$sch://$addr$path" "$threads" "$conns" \
 		"$cj" "$TI_MTU" "$TI_PUT" "$DUR" "$res" "$extra" \
-		$((pk1 - pk0)) $((iv1 - iv0)) $((SECONDS - T0)) \
+		$((pk1 - pk0)) $((dx1 - dx0)) $((iv1 - iv0)) $((SECONDS - T0)) \
 		$(((t1 - t0) / 1000)) $(((t2 - t1) / 1000)) $(((t3 - t2) / 1000)) >>"$OUT/runs.jsonl"
 	if [ "$status" = ok ]; then
 		local v n=0 us=1 by=0 errs= busy=0 k
@@ -876,6 +1085,7 @@ for test in $TESTS; do
 		cfg_addr "$cfg" "$sch"
 		[ -n "$ADDR" ] || continue
 		[ -z "$TI_CONFIGS" ] || [[ " $TI_CONFIGS " == *" $cfg "* ]] || continue
+		mode_cell "$cfg" "$test" || continue
 		if [ "${CFG_OK[$cfg:$sch]}" = 1 ]; then
 			CELLS[$test]="${CELLS[$test]:-} $cfg"
 		else
@@ -969,6 +1179,13 @@ done
 	nsh lb "$KLBCTL_BIN -s service show"
 	echo "== ipvsadm -Ln (should be empty)"
 	nsh lb "ipvsadm -Ln"
+	echo "== balancer lo, backend lo and routes (no dr/tun VIP or route should be left)"
+	nsh lb "ip -br addr show dev lo"
+	nsh be "ip -br addr show dev lo; ip route"
+	if [ "$TUN" = 1 ]; then
+		echo "== backend: tunl0 (decapsulated packets of klb-tun and ipvs-tun runs)"
+		nsh be "ip -s link show tunl0"
+	fi
 	echo "== haproxy frontends (stot)"
 	nsh lb "echo 'show stat' | socat -t5 stdio unix-connect:$LBD/haproxy.sock" | cut -d, -f1,2,8
 	echo "== nginx proxy stub_status"

@@ -43,8 +43,9 @@ THROUGHPUT = {"tput1m", "tlstput", "tcp"}
 # The bulk test (bench/guest.sh): cells bulk-KIND-pSTREAMS-mMTU
 BULK_KINDS = [
     # kind, title, what, configurations
-    ("tcp", "TCP bulk (iperf3)", "iperf3 -P STREAMS, memory to memory",
-     ["direct", "klb-nat", "ipvs-nat", "haproxy-tcp"]),
+    ("tcp", "TCP bulk (iperf3)", "iperf3 -P STREAMS, memory to memory (client to backend: in dr and tun "
+     "the balancer carries the data, the backend's ACKs go straight back)",
+     ["direct", "klb-nat", "ipvs-nat", "haproxy-tcp", "klb-fnat", "klb-dr", "ipvs-dr", "klb-tun", "ipvs-tun"]),
     ("get", "HTTP bulk GET", "wrk GET of a 16 MB file (sendfile at the backend), one connection per stream, keep-alive",
      ["direct", "klb-http", "haproxy-http", "haproxy-tcp"]),
     ("put", "HTTP bulk PUT", "wrk PUT of a 4 MB body (stored by the backend's nginx, WebDAV), one connection per stream, keep-alive",
@@ -76,7 +77,12 @@ def is_throughput(test):
     return test in THROUGHPUT or bulk_cell(test) is not None
 
 CONFIGS = ["direct", "klb-nat", "klb-http", "klb-tls", "ipvs-nat",
-           "haproxy-http", "haproxy-tcp", "nginx-proxy"]
+           "haproxy-http", "haproxy-tcp", "nginx-proxy",
+           "klb-fnat", "klb-dr", "ipvs-dr", "klb-tun", "ipvs-tun"]
+# the forwarding modes and what each is compared with
+MODE_PEERS = [("klb-nat", "ipvs-nat", 1.0), ("klb-fnat", "klb-nat", 0.95),
+              ("klb-dr", "ipvs-dr", 1.0), ("klb-tun", "ipvs-tun", 1.0)]
+DSR_CONFIGS = {"klb-dr", "klb-tun", "ipvs-dr", "ipvs-tun"}
 CONFIG_WHAT = {
     "direct": "client to the backend, routed through the balancer namespace, nothing balances",
     "klb-nat": "klb, `mode nat` (VIP not a local address)",
@@ -86,6 +92,12 @@ CONFIG_WHAT = {
     "haproxy-http": "HAProxy `mode http`, `http-reuse always`, `option forwardfor`",
     "haproxy-tcp": "HAProxy `mode tcp` (also the TLS pass-through peer)",
     "nginx-proxy": "nginx `proxy_pass`, upstream `keepalive 64`, HTTP/1.1 to the backend",
+    "klb-fnat": "klb, `mode fnat` (source rewritten to the balancer's 10.0.1.1, ports from klb's table)",
+    "klb-dr": "klb, `mode dr` (frame to the backend's MAC; the backend holds the VIP on lo and answers "
+              "the client over the client's second link)",
+    "ipvs-dr": "IPVS, `ipvsadm -g` (direct routing), VIP on the balancer's lo; backend as for klb-dr",
+    "klb-tun": "klb, `mode tun` (IPIP to the backend's tunl0; replies as in dr)",
+    "ipvs-tun": "IPVS, `ipvsadm -i` (IPIP), VIP on the balancer's lo; backend as for klb-tun",
 }
 
 
@@ -104,6 +116,13 @@ GOALS = [
     ("G5", "klb-http 1 MB throughput >= 0.9x direct", "tput1m", "klb-http", "direct", "ge", 0.9),
     ("G6", "klb-http CPU per request <= 0.5x haproxy-http", "req0", "klb-http", "haproxy-http",
      "cpu_le", 0.5),
+    # the forwarding modes (issue 16)
+    ("G7", "klb-dr keep-alive req/s >= 1.0x ipvs-dr", "req0", "klb-dr", "ipvs-dr", "ge", 1.0),
+    ("G8", "klb-tun keep-alive req/s >= 1.0x ipvs-tun", "req0", "klb-tun", "ipvs-tun", "ge", 1.0),
+    ("G9", "klb-fnat keep-alive req/s >= 0.95x klb-nat", "req0", "klb-fnat", "klb-nat", "ge", 0.95),
+    ("G10", "klb-fnat conn/s >= 0.95x klb-nat", "conn", "klb-fnat", "klb-nat", "ge", 0.95),
+    ("G11", "klb-dr conn/s >= 1.0x ipvs-dr", "conn", "klb-dr", "ipvs-dr", "ge", 1.0),
+    ("G12", "klb-tun conn/s >= 1.0x ipvs-tun", "conn", "klb-tun", "ipvs-tun", "ge", 1.0),
 ]
 
 
@@ -366,6 +385,10 @@ BULK_GOALS = [
     ("B4", "klb-nat CPU per byte within 10% of direct", ["tcp"], "klb-nat", "direct", "cpu", 1.1),
     ("B5", "klb-http CPU per byte within 10% of direct", ["get", "put"], "klb-http", "direct", "cpu", 1.1),
     ("B6", "klb-tls CPU per byte within 10% of direct", ["tls"], "klb-tls", "direct", "cpu", 1.1),
+    # the forwarding modes (issue 16)
+    ("B7", "klb-dr bulk >= 1.0x ipvs-dr", ["tcp"], "klb-dr", "ipvs-dr", "rate", 1.0),
+    ("B8", "klb-tun bulk >= 1.0x ipvs-tun", ["tcp"], "klb-tun", "ipvs-tun", "rate", 1.0),
+    ("B9", "klb-fnat bulk >= 0.95x klb-nat", ["tcp"], "klb-fnat", "klb-nat", "rate", 0.95),
 ]
 
 
@@ -406,6 +429,43 @@ def evaluate_bulk_goals(summary):
                            f"worst {worst[0]:.2f} ({bulk_label(worst[1], worst[3], worst[2])})"))
         out.append(g)
     return out
+
+
+def modes_section(summary):
+    """The forwarding modes against their peers: every test both ran."""
+    rows = []
+    tests = [t for t in ("conn", "req0") if t in summary] + \
+        sorted((t for t in summary if (bulk_cell(t) or ("",))[0] == "tcp"), key=bulk_cell)
+    for cfg, ref, thr in MODE_PEERS:
+        if cfg == "klb-nat":
+            continue
+        for t in tests:
+            a, b = summary[t].get(cfg), summary[t].get(ref)
+            if not a or not b:
+                continue
+            if "median" not in a or "median" not in b or not b["median"]:
+                rows.append([f"{cfg} / {ref}", label(t), "n/a", "", "", ""])
+                continue
+            r = a["median"] / b["median"]
+            pr = paired_ratios(a, b)
+            rng = f"{min(pr):.2f}-{max(pr):.2f}" if len(pr) >= 2 else ""
+            v = "met" if r >= thr else "not met"
+            if len(pr) >= 2 and (min(pr) < thr <= max(pr)):
+                v += " (rounds disagree)"
+            ca, cb = a.get("cpu_us_per_unit"), b.get("cpu_us_per_unit")
+            cpu = f"{ca / cb:.2f}" if ca is not None and cb else "-"
+            rows.append([f"{cfg} / {ref}", label(t), f"{r:.2f}", rng, f">= {thr:g}: {v}", cpu])
+    if not rows:
+        return []
+    return ["## Forwarding modes against their peers", "",
+            "Each klb forwarding mode against the IPVS mode of the same name (fnat, which mainline IPVS "
+            "lacks, against klb-nat): ratio of the medians, the lowest and highest ratio of two runs of "
+            "the same round, the goal, and the ratio of the whole VM's CPU time per request (per MB for "
+            "bulk; lower is better). In dr and tun the backend's replies go straight to the client over "
+            "the client's second link (see *Did the traffic pass the balancer?*), so the balancer "
+            "carries the client's direction only: requests and ACKs in the HTTP tests, the data in the "
+            "iperf3 bulk test (client to backend).", "",
+            table(["mode / peer", "test", "ratio", "per round", "goal", "CPU per unit ratio"], rows), ""]
 
 
 def run_gnuplot(gp, script, dat, what):
@@ -836,6 +896,7 @@ def report(d, outdir):
               "figure is the CPU time of the kworker threads (klb) and of the haproxy process.")
     md.append("")
 
+    md += modes_section(summary)
     md += bulk_section(summary, meta, notes, bulk_pngs, d)
 
     # CPU
@@ -933,14 +994,23 @@ def report(d, outdir):
               "the balancer namespace's client-side interface). A configuration failing this is n/a for "
               "every test.")
     md.append("")
+    dlink = any("cli_direct_rx_packets_delta" in p for p in probes)
+    if dlink:
+        md.append("dr and tun: the backend answers the client straight over the client's second link on the "
+                  "backends' bridge (no IP hop on the balancer); the last column counts the packets that "
+                  "link received during the probe: at least 6 for dr and tun (3 answers), at most 2 (a "
+                  "flooded ARP broadcast) for every other configuration, whose path must not change.")
+        md.append("")
     rows = []
     for p in probes:
         rows.append([p.get("config", ""), p.get("scheme", ""), p.get("addr", ""),
                      "yes" if p.get("ok") else "**no**: " + p.get("reason", ""),
                      p.get("backend_saw", ""), f"{p.get('counter', '')} +{p.get('counter_delta', '')}",
-                     str(p.get("lb_rx_packets_delta", ""))])
+                     str(p.get("lb_rx_packets_delta", ""))]
+                    + ([str(p.get("cli_direct_rx_packets_delta", ""))] if dlink else []))
     md.append(table(["config", "scheme", "client sends to", "passes", "backend saw client",
-                     "balancer counter", "balancer ns rx packets"], rows))
+                     "balancer counter", "balancer ns rx packets"]
+                    + (["client direct link rx packets"] if dlink else []), rows))
     md.append("")
     # per-run evidence, computed from the runs
     okr = [r for r in runs if r.get("status") == "ok"]
@@ -950,15 +1020,18 @@ def report(d, outdir):
             rc = [r for r in okr if r.get("config") == c]
             if not rc:
                 continue
+            dx = [r.get("cli_direct_rx_packets", 0) for r in rc]
             rows.append([c, str(len(rc)), f"{min(r.get('lb_rx_packets', 0) for r in rc):,}",
-                         f"{sum(r.get('ipvs_conns', 0) for r in rc):,}"])
+                         f"{sum(r.get('ipvs_conns', 0) for r in rc):,}"]
+                        + ([f"{min(dx):,}-{max(dx):,}"] if dlink else []))
         md.append("During the runs: per configuration, the fewest packets the balancer namespace's "
                   "client-side interface received in one run, and the connections IPVS counted over all "
                   "runs. IPVS folds its per-CPU counters into its totals every 2 s only, so the last "
-                  "seconds of an ipvs-nat run are counted in the next run (the configuration that follows "
+                  "seconds of an IPVS run are counted in the next run (the configuration that follows "
                   "it in the round); no other configuration ever had an IPVS service.")
         md.append("")
-        md.append(table(["config", "runs", "fewest rx packets in a run", "IPVS connections counted"], rows))
+        md.append(table(["config", "runs", "fewest rx packets in a run", "IPVS connections counted"]
+                        + (["client direct link rx packets per run (min-max)"] if dlink else []), rows))
         md.append("")
 
     # configurations and tests

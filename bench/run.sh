@@ -9,13 +9,17 @@
 #   bench/run.sh [--quick] [--rounds N] [--duration SECS] [--tests LIST]
 #                [--configs LIST] [--threads N] [--name NAME] [--no-build]
 #                [--bulk-streams LIST] [--bulk-mtus LIST] [--profile LIST]
-#                [--publish]
+#                [--mode-streams LIST] [--publish]
 #
 #   --quick     a few seconds per cell, one round, bulk with 2 streams only
 #               (make bench-quick): proves the harness works, measures
 #               nothing worth keeping
 #   (default)   3 rounds of 6 s per cell (make bench), 60-80 min
 #   --bulk-streams 1,2,4,8  --bulk-mtus 1500,9000   the bulk test's matrix
+#   --mode-streams 1,4  the stream counts of the bulk-tcp cells the
+#               forwarding modes (klb-fnat, klb-dr, klb-tun, ipvs-dr,
+#               ipvs-tun) run in (besides conn and req0); a bulk-tcp cell
+#               named in --tests always has them
 #   --profile TEST:CFG,...  one extra run of each under perf record -a
 #               (default for a full run: the bulk GET at 4 streams, MTU
 #               1500, of direct, klb-http, haproxy-tcp)
@@ -43,6 +47,7 @@ publish=0
 bstreams=
 bmtus=
 profile=-
+mstreams=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1; shift ;;
@@ -57,7 +62,8 @@ while [ $# -gt 0 ]; do
 	--bulk-streams) bstreams=$2; shift 2 ;;
 	--bulk-mtus) bmtus=$2; shift 2 ;;
 	--profile) profile=$2; shift 2 ;;
-	-h|--help) sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--mode-streams) mstreams=$2; shift 2 ;;
+	-h|--help) sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 1 ;;
 	esac
 done
@@ -77,9 +83,12 @@ fi
 # began (the cells left are recorded as skipped, rounds last: a late round
 # is lost, never a test); the VM is killed if it runs 10 min past that.
 # A run takes its duration plus ~1.5 s on an idle host, up to 3x that when
-# other VMs load the machine: 169 cells (49 + 120 bulk) x 3 rounds x 6 s
-# fit in about 70 min idle; 90 min is the cap. Quick (64 cells x 2 s):
-# ~5 min idle, at most 10.
+# other VMs load the machine: 199 cells (49 + 120 bulk + 30 of the
+# forwarding modes: 5 configurations x conn, req0 and bulk-tcp at 1 and 4
+# streams, both MTUs) x 3 rounds x 6 s fit in about 75 min idle; 90 min is
+# the cap. Quick (89 cells x 2 s, 10 of them the modes' conn and req0;
+# ~70 s more than without them): ~6 min idle, 9 min (543 s) seen with the
+# host at load 8, at most 10.
 if [ $quick -eq 1 ]; then
 	deadline=${BENCH_DEADLINE:-600}
 else
@@ -158,6 +167,7 @@ args=(--out "/klb/$rel" --rounds "$rounds" --duration "$dur" --deadline "$deadli
 [ -n "$threads" ] && args+=(--threads "$threads")
 [ -n "$bstreams" ] && args+=(--bulk-streams "$bstreams")
 [ -n "$bmtus" ] && args+=(--bulk-mtus "$bmtus")
+[ -n "$mstreams" ] && args+=(--mode-streams "$mstreams")
 [ "$profile" != - ] && [ -n "$profile" ] && args+=(--profile "$profile")
 echo "bench: $kind run $name: $rounds round(s) x ${dur}s per cell; results in $rel/" >&2
 start=$(date +%s)
