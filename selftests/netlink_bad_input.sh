@@ -42,26 +42,30 @@ diag "base configuration:"
 diag "$base"
 [ -n "$base" ] || bail "klbctl save prints nothing"
 
-# refused DESC ARGS...: exit 2, "Error: " message, configuration unchanged
-refused() {
-	local desc=$1 rc out after
-	shift
+# refused DESC ARGS...: exit 2 (the kernel said no), "Error: " message,
+# configuration unchanged. refused_here: the same with exit 1, for words
+# klbctl itself knows are wrong (nothing is sent).
+refused() { _refused 2 "$@"; }
+refused_here() { _refused 1 "$@"; }
+_refused() {
+	local want=$1 desc=$2 rc out after
+	shift 2
 	out=$(klbctl "$@" 2>&1)
 	rc=$?
 	after=$(klbctl save)
-	if [ $rc -eq 2 ] && [[ "$out" == Error:\ * ]] && [ "$after" = "$base" ]; then
-		ok "$desc: exit 2, ${out%%$'\n'*}"
+	if [ $rc -eq "$want" ] && [[ "$out" == Error:\ * ]] && [ "$after" = "$base" ]; then
+		ok "$desc: exit $want, ${out%%$'\n'*}"
 	else
 		fail "$desc"
-		diag "klbctl $* -> exit $rc (want 2)"
+		diag "klbctl $* -> exit $rc (want $want)"
 		diag "output: $out"
 		[ "$after" = "$base" ] || diag "configuration changed: $(diff <(echo "$base") <(echo "$after"))"
 		base=$after
 	fi
 }
 
-refused "unknown scheduler" pool add x sched foo
-refused "unknown scheduler (set)" pool set web sched bogus
+refused_here "unknown scheduler" pool add x sched foo
+refused_here "unknown scheduler (set)" pool set web sched bogus
 refused "weight 65536" backend add web 10.0.1.13:80 weight 65536
 refused "weight 4294967295" backend add web 10.0.1.13:80 weight 4294967295
 refused "weight 65536 (set)" backend set web 10.0.1.11:80 weight 65536
@@ -96,7 +100,7 @@ refused "backend port 0" backend add spare 10.0.1.13:0
 refused "service port 0" service add s5 vip 10.0.100.9:0 proto tcp mode nat pool spare
 refused "mode http with proto udp" service add s6 vip 10.0.100.9:80 proto udp mode http pool spare
 refused "mode tls with proto udp" service add s6 vip 10.0.100.9:80 proto udp mode tls pool spare
-refused "proxy-protocol v1" service add s6 vip 10.0.100.9:80 proto tcp mode http pool spare proxy-protocol v1
+refused_here "proxy-protocol v1" service add s6 vip 10.0.100.9:80 proto tcp mode http pool spare proxy-protocol v1
 refused "proxy-protocol v2 on mode nat" service add s6 vip 10.0.100.9:80 proto tcp mode nat pool spare proxy-protocol v2
 refused "proxy-protocol v2 on mode tls" service add s6 vip 10.0.100.9:80 proto tcp mode tls pool spare proxy-protocol v2
 refused "service set proxy-protocol v2 on a nat service" service set web proxy-protocol v2
