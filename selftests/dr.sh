@@ -87,14 +87,4 @@ check "dr to a backend behind a gateway: drops no_route ($(svc_stat d9 drops.no_
 	test "$(svc_stat d9 drops.no_route)" -ge 1
 
 # ---- rmmod under traffic ----------------------------------------------------------
-bg "$NS_CLI" bash -c "while :; do curl -s --max-time 2 -o /dev/null http://$VIP4/; done"
-tp=$BG_PID
-poll_until 30 sh -c "[ \$(ip netns exec $NS_LB $KLBCTL -j conn show service d4 | jq length) -gt 45 ]"
-if klb_unload; then
-	_klb_loaded=0
-	ok "rmmod klb under dr traffic"
-else
-	fail "rmmod klb under dr traffic"
-fi
-kill "$tp" 2>/dev/null
-wait "$tp" 2>/dev/null || true
+rmmod_under_traffic dr d4 "http://$VIP4/" 45

@@ -172,14 +172,4 @@ check_eq "snat cannot be changed by service set: exit 1" "$?" 1
 check_eq "configuration unchanged" "$(klbctl save)" "$before"
 
 # ---- rmmod under traffic ---------------------------------------------------------
-bg "$NS_CLI" bash -c "while :; do curl -s --max-time 2 -o /dev/null http://$VIP4:8080/; done"
-tp=$BG_PID
-poll_until 30 sh -c "[ \$(ip netns exec $NS_LB $KLBCTL -j conn show service f4 | jq length) -gt 40 ]"
-if klb_unload; then
-	_klb_loaded=0
-	ok "rmmod klb under fnat traffic"
-else
-	fail "rmmod klb under fnat traffic"
-fi
-kill "$tp" 2>/dev/null
-wait "$tp" 2>/dev/null || true
+rmmod_under_traffic fnat f4 "http://$VIP4:8080/" 40

@@ -525,6 +525,25 @@ icmp_reaches_backend() {
 	held_release
 }
 
+# rmmod_under_traffic WHAT SVC URL MIN: a client loop of new connections to
+# URL; once SVC has more than MIN connections in the table, rmmod klb: it
+# must succeed (the teardown then checks the kernel log and leaks)
+rmmod_under_traffic() {
+	local what=$1 svc=$2 url=$3 min=$4 tp
+	bg "$NS_CLI" bash -c "while :; do curl -sg --max-time 2 -o /dev/null '$url'; done"
+	tp=$BG_PID
+	poll_until 30 sh -c "[ \$(ip netns exec $NS_LB $KLBCTL -j conn show service $svc | jq length) -gt $min ]" ||
+		diag "fewer than $min connections of $svc before rmmod"
+	if klb_unload; then
+		_klb_loaded=0
+		ok "rmmod klb under $what traffic"
+	else
+		fail "rmmod klb under $what traffic"
+	fi
+	kill "$tp" 2>/dev/null
+	wait "$tp" 2>/dev/null || true
+}
+
 # randfile PATH KB: random content; prints its sha256
 randfile() {
 	head -c "$(($2 * 1024))" /dev/urandom >"$1"

@@ -78,14 +78,4 @@ r=$(cli ip -6 route get $VIP6 | grep -o 'mtu [0-9]*')
 check_eq "the client learned the IP6IP6 tunnel's MTU for the VIP" "$r" "mtu 1460"
 
 # ---- rmmod under traffic ----------------------------------------------------------
-bg "$NS_CLI" bash -c "while :; do curl -s --max-time 2 -o /dev/null http://$VIP4/; done"
-tp=$BG_PID
-poll_until 30 sh -c "[ \$(ip netns exec $NS_LB $KLBCTL -j conn show service t4 | jq length) -gt 50 ]"
-if klb_unload; then
-	_klb_loaded=0
-	ok "rmmod klb under tun traffic"
-else
-	fail "rmmod klb under tun traffic"
-fi
-kill "$tp" 2>/dev/null
-wait "$tp" 2>/dev/null || true
+rmmod_under_traffic tun t4 "http://$VIP4/" 50
