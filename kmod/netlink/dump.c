@@ -534,6 +534,20 @@ int klb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* ---- connections ------------------------------------------------------- */
 
+int klb_nl_dump_service_exists(struct netlink_callback *cb, struct klb_net *kn,
+			       const char *name)
+{
+	bool found;
+
+	mutex_lock(&kn->lock);
+	found = klb_service_find(&kn->services, name);
+	mutex_unlock(&kn->lock);
+	if (found)
+		return 0;
+	klb_err(cb->extack, NULL, "service %s does not exist", name);
+	return -ENOENT;
+}
+
 struct klb_conn_dump {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
@@ -592,24 +606,14 @@ int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		.service = klb_nl_dump_filter(cb, KLB_A_SERVICE,
 					      KLB_SERVICE_A_NAME),
 	};
-	bool found;
 	int err;
 
 	if (ctx->done)
 		return 0;
-	/*
-	 * Refuse a filter naming no service rather than dump nothing. Here,
-	 * not in .start: 6.1 gives .start no extack to explain the refusal.
-	 */
 	if (d.service && !ctx->checked) {
-		mutex_lock(&kn->lock);
-		found = klb_service_find(&kn->services, d.service);
-		mutex_unlock(&kn->lock);
-		if (!found) {
-			klb_err(cb->extack, NULL, "service %s does not exist",
-				d.service);
-			return -ENOENT;
-		}
+		err = klb_nl_dump_service_exists(cb, kn, d.service);
+		if (err)
+			return err;
 	}
 	ctx->checked = true;
 	err = klb_conn_walk(kn, ctx->walk, klb_nl_put_conn, &d);

@@ -14,4 +14,12 @@ int klb_nl_put_addr(struct sk_buff *skb, int type4, int type6, u16 family,
 const char *klb_nl_dump_filter(struct netlink_callback *cb, int type,
 			       int name_type);
 
+/*
+ * A dump filtered by service @name (not NULL) refuses a name that names
+ * no service rather than dump nothing: 0 or -ENOENT with a message. Called
+ * from the dump itself, not .start: 6.1 gives .start no extack.
+ */
+int klb_nl_dump_service_exists(struct netlink_callback *cb, struct klb_net *kn,
+			       const char *name);
+
 #endif /* _KLB_NETLINK_DUMP_H */

@@ -4,7 +4,6 @@
  * the connection dump, a best-effort walk of a table the datapath changes
  * under it, resumed from a cursor in the table (l4/persist.c).
  */
-#include "config/service.h"
 #include "l4/persist.h"
 #include "netlink/cmds.h"
 #include "netlink/dump.h"
@@ -66,22 +65,15 @@ int klb_nl_persist_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		.service = klb_nl_dump_filter(cb, KLB_A_SERVICE,
 					      KLB_SERVICE_A_NAME),
 	};
-	bool found;
 	int err;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->args));
 	if (ctx->done)
 		return 0;
-	/* An unknown service is an error, not an empty list (as CONN_GET). */
 	if (d.service && !ctx->checked) {
-		mutex_lock(&kn->lock);
-		found = klb_service_find(&kn->services, d.service);
-		mutex_unlock(&kn->lock);
-		if (!found) {
-			klb_err(cb->extack, NULL, "service %s does not exist",
-				d.service);
-			return -ENOENT;
-		}
+		err = klb_nl_dump_service_exists(cb, kn, d.service);
+		if (err)
+			return err;
 	}
 	ctx->checked = true;
 	err = klb_persist_walk(kn, ctx->walk, klb_nl_put_persist, &d);
