@@ -54,9 +54,9 @@ export KVER KDIR
 	vmtest check demo bench bench-quick install clean checkpatch sparse \
 	spec-check layers lint version-check install-module install-tools \
 	uninstall uninstall-module uninstall-tools dkms-src set-version \
-	install-check
+	install-check selftests-progs
 
-all: module klbctl
+all: module klbctl selftests-progs
 
 module:
 	@test -e "$(KDIR)/Makefile" || { echo "no kernel build tree at '$(KDIR)': run 'make deps' (or set KDIR)"; exit 1; }
@@ -64,6 +64,10 @@ module:
 
 klbctl:
 	$(MAKE) -C tools/klbctl
+
+# the selftests' C helpers (the VM runs what the host built)
+selftests-progs:
+	$(MAKE) -C selftests
 
 deps:
 	tools/deps.sh
@@ -203,6 +207,7 @@ set-version:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	$(MAKE) -C tools/klbctl clean
+	$(MAKE) -C selftests clean
 	-$(MAKE) -C tools/testing/unit clean
 	-$(MAKE) -C tools/testing/fuzz clean
 	rm -rf out

@@ -18,6 +18,7 @@
 #include "config/pool.h"
 #include "config/restore.h"
 #include "config/service.h"
+#include "l4/conn.h"
 #include "l4/vip.h"
 
 static void klb_pools_destroy(struct klb_net *kn, struct list_head *pools,
@@ -132,6 +133,9 @@ int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
 
 	klb_assert_locked(kn);
 
+	/* Into an empty netns: size the connection hash for conn_max now. */
+	if (!kn->nservices)
+		klb_conn_table_fit(kn);
 	err = klb_staged_start(kn, st, &started, extack);
 	if (err)
 		goto err_staged;
