@@ -75,7 +75,7 @@ static const struct ctl_table klb_sysctl_template[] = {
 	KLB_SYSCTL_SIZE(persist_max, SYSCTL_ZERO, &klb_conn_max_max),
 	KLB_SYSCTL(expire_quiescent_template, SYSCTL_ZERO, SYSCTL_ONE),
 	KLB_SYSCTL_SIZE(http_max_header_size, &klb_header_size_min,
-		   &klb_header_size_max),
+			&klb_header_size_max),
 	KLB_SYSCTL_SIZE(http_max_headers, SYSCTL_ONE, &klb_headers_max),
 	KLB_SYSCTL(http_header_timeout, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(http_keepalive_timeout, SYSCTL_ONE, &klb_timeout_max),
