@@ -6,9 +6,10 @@
  * services, rule sets, scheduler tables, counters) are allocated with
  * GFP_KERNEL_ACCOUNT and so charged to the configuring task's cgroup.
  * Connection entries are allocated in softirq, where the kernel cannot
- * tell whom to charge: they are charged to the cgroup of the namespace's
- * first configurer, remembered here (kn->memcg), so that a user namespace
- * allowed to configure klb (allow_userns) pays for the table it fills.
+ * tell whom to charge: in a namespace that a user namespace owns, they are
+ * charged to the cgroup of the namespace's first configurer, remembered
+ * here (kn->memcg), so that a user namespace allowed to configure klb
+ * (allow_userns) pays for the table it fills.
  */
 #ifndef _KLB_MEMCG_H
 #define _KLB_MEMCG_H

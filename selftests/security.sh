@@ -61,8 +61,10 @@ for what in "conn show" "conn show persist"; do
 		diag "exit $rc: $out"
 	fi
 done
-check "root: conn show lists the client" bash -c "klbctl conn show | grep -q '$CLI4'"
-check "root: conn show persist lists the client" bash -c "klbctl conn show persist | grep -q '$CLI4'"
+klbctl conn show | grep -q "$CLI4"
+check_eq "root: conn show lists the client" "$?" 0
+klbctl conn show persist | grep -q "$CLI4"
+check_eq "root: conn show persist lists the client" "$?" 0
 hold_release 1
 
 # ---- a user namespace, by default ----------------------------------------

@@ -99,7 +99,8 @@ int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched)
 }
 
 /*
- * Freeing an unlinked pool that no service uses takes three steps, so that
+ * Freeing an unlinked pool takes three steps (its services, if any, are
+ * unpublished first and released before step 3), so that
  * a flush or restore of many pools waits for one grace period and walks
  * the connection table once (config/restore.c), whatever their number:
  *
@@ -121,7 +122,6 @@ bool klb_pool_unpublish(struct klb_net *kn, struct klb_pool *pool,
 	struct klb_backend *be;
 
 	klb_assert_locked(kn);
-	WARN_ON_ONCE(pool->users);
 
 	t = rcu_dereference_protected(pool->table, lockdep_is_held(&kn->lock));
 	klb_sched_table_free(t);
@@ -142,6 +142,7 @@ void klb_pool_release(struct klb_net *kn, struct klb_pool *pool, bool live)
 	struct klb_backend *be, *tmp;
 
 	klb_assert_locked(kn);
+	WARN_ON_ONCE(pool->users);
 
 	list_for_each_entry_safe(be, tmp, &pool->backends, pool_node) {
 		list_del(&be->pool_node);

@@ -57,7 +57,7 @@ static int klb_nl_may_configure(struct sk_buff *skb, struct genl_info *info)
 	    genl_info_net(info)->user_ns != &init_user_ns)
 		return 0;
 	NL_SET_ERR_MSG(info->extack,
-		       "configuring klb needs CAP_NET_ADMIN in the initial user namespace (user namespaces only with the module parameter klb.allow_userns=1)");
+		       "Operation not permitted: configuring klb needs CAP_NET_ADMIN in the initial user namespace (a user namespace's root only with klb.allow_userns=1)");
 	return -EPERM;
 }
 
