@@ -81,7 +81,7 @@ userns_run '
 	done
 	echo "pools: $($K -j pool show | jq length)"
 	echo "conn: $($K -j conn show >/dev/null 2>&1; echo $?)"
-	echo conn_max > /proc/sys/net/klb/conn_max 2>/dev/null; echo "conn_max write: $?"
+	echo 100 > /proc/sys/net/klb/conn_max 2>/dev/null; echo "conn_max write: $?"
 	echo "conn_max: $(cat /proc/sys/net/klb/conn_max)"
 	echo 3 > /proc/sys/net/klb/pools_max 2>/dev/null; echo "pools_max write: $?"
 	echo 1000 > /proc/sys/net/klb/l7_max_conns 2>/dev/null; echo "l7_max_conns write: $?"
