@@ -106,6 +106,13 @@ klb_register_net_sysctl(struct net *net, const char *path,
 #endif
 }
 
+/* proc handlers see a const table since 6.11. */
+#if KERNEL_VERSION(6, 11, 0) <= LINUX_VERSION_CODE
+#define klb_proc_table	const struct ctl_table
+#else
+#define klb_proc_table	struct ctl_table
+#endif
+
 /* Missing-attribute reporting (NLMSGERR_ATTR_MISS_*) exists since 6.0. */
 #ifndef NL_REQ_ATTR_CHECK
 #define NL_REQ_ATTR_CHECK(extack, nest, tb, type)	(!(tb)[(type)])

@@ -46,6 +46,7 @@ struct klb_sched_table;
 struct klb_rule_set;
 struct klb_l7_listener;
 struct klb_l7_net;
+struct mem_cgroup;
 
 /* ---- objects ----------------------------------------------------------- */
 
@@ -63,6 +64,7 @@ struct klb_backend {
 	struct list_head idle;		/* struct klb_upstream.idle_node */
 	u32 nidle;
 	bool removed;			/* out of its pool: park nothing more */
+	bool dying;			/* leaving in this change: expire its conns */
 	/* dr: the route to this backend's MAC address (l4/xmit.c) */
 	spinlock_t dr_lock;		/* replaces dr_dst */
 	struct dst_entry __rcu *dr_dst;	/* a reference held; checked per use */
@@ -98,6 +100,7 @@ struct klb_service {
 	union nf_inet_addr snat[KLB_SNAT_MAX];	/* fnat sources, fixed */
 	char cookie[KLB_COOKIE_NAME_MAX];	/* http: persistence cookie */
 	bool stopping;			/* L7: unconfigured, sessions wind down */
+	bool dying;			/* leaving in this change: flush its conns */
 	struct klb_pool __rcu *pool;
 	struct klb_rule_set __rcu *rules;	/* L7 only (l7/route.h); NULL: none */
 	struct klb_l7_listener *listener;	/* L7 only (l7/listener.c) */
@@ -148,6 +151,17 @@ struct klb_net {
 	struct list_head services;
 	u32 npools;
 	u32 nservices;
+	/*
+	 * Objects allocated for this namespace, configured or staged by a
+	 * restore: what net.klb.{pools,backends,services}_max cap
+	 * (config/quota.h).
+	 */
+	struct {
+		u32 pools;
+		u32 backends;
+		u32 services;
+	} alloc;
+	struct mem_cgroup *memcg;	/* memcg.h: charged for softirq allocs */
 	unsigned int gen;		/* bumped on every config change (dumps) */
 	struct hlist_head svc_hash[1 << KLB_SVC_HASH_BITS];	/* l4/vip.c, RCU */
 	bool hooks_registered;

@@ -18,6 +18,7 @@
 #include "l7/engine.h"
 #include "netlink/family.h"
 #include "sched/table.h"
+#include "memcg.h"
 
 /* KLB_VERSION comes from the file VERSION at the top (Kbuild). */
 
@@ -67,6 +68,7 @@ static void __net_exit klb_net_exit(struct net *net)
 	klb_l7_net_exit(kn);
 	klb_config_net_exit(kn);
 	mutex_unlock(&kn->lock);
+	klb_memcg_release(kn);	/* the last connection was freed above */
 	klb_sysctl_net_exit(kn);
 }
 

@@ -21,6 +21,7 @@ enum klb_obj {
 	KLB_OBJ_L7_UPSTREAM,
 	KLB_OBJ_PERSIST,
 	KLB_OBJ_CONN_HASH,
+	KLB_OBJ_EXTACK_MSG,	/* extack.c, before 6.2 */
 	KLB_OBJ__MAX
 };
 

@@ -15,7 +15,8 @@ struct klb_pcpu_stats __percpu *klb_stats_alloc(void)
 	struct klb_pcpu_stats __percpu *stats;
 	int cpu;
 
-	stats = alloc_percpu(struct klb_pcpu_stats);
+	/* charged to the configuring task's memory cgroup (memcg.h) */
+	stats = alloc_percpu_gfp(struct klb_pcpu_stats, GFP_KERNEL_ACCOUNT);
 	if (!stats)
 		return NULL;
 	for_each_possible_cpu(cpu)

@@ -4,6 +4,7 @@
  * Every entry has a range, so an out-of-range write fails with EINVAL and
  * leaves the old value. The datapath reads them with READ_ONCE().
  */
+#include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 
@@ -17,6 +18,23 @@ static int klb_header_size_max = 65536;
 static int klb_headers_max = 1000;
 static int klb_idle_max_max = 65536;
 static int klb_port_max = 65535;
+
+static int klb_objects_max = 1024 * 1024;
+
+/*
+ * Sizes that decide how much kernel memory a namespace may take (tables,
+ * buffers, object counts) may be changed only with CAP_NET_ADMIN in the
+ * initial user namespace: in a namespace owned by another user namespace
+ * (Documentation/security.md, allow_userns) they are read-only, even for
+ * its root. Timeouts and switches stay the namespace owner's.
+ */
+static int klb_sysctl_sizing(klb_proc_table *table, int write,
+			     void *buffer, size_t *lenp, loff_t *ppos)
+{
+	if (write && !capable(CAP_NET_ADMIN))
+		return -EPERM;
+	return proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+}
 
 /*
  * .data holds the offset of the field in struct klb_sysctl; each netns
@@ -32,8 +50,19 @@ static int klb_port_max = 65535;
 	.extra2		= (max),				\
 }
 
+/* A size: writable only from the initial user namespace (above). */
+#define KLB_SYSCTL_SIZE(field, min, max) {			\
+	.procname	= #field,				\
+	.data		= (void *)offsetof(struct klb_sysctl, field), \
+	.maxlen		= sizeof(int),				\
+	.mode		= 0644,					\
+	.proc_handler	= klb_sysctl_sizing,			\
+	.extra1		= (min),				\
+	.extra2		= (max),				\
+}
+
 static const struct ctl_table klb_sysctl_template[] = {
-	KLB_SYSCTL(conn_max, SYSCTL_ONE, &klb_conn_max_max),
+	KLB_SYSCTL_SIZE(conn_max, SYSCTL_ONE, &klb_conn_max_max),
 	KLB_SYSCTL(tcp_timeout_syn, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(tcp_timeout_established, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(tcp_timeout_fin, SYSCTL_ONE, &klb_timeout_max),
@@ -43,21 +72,24 @@ static const struct ctl_table klb_sysctl_template[] = {
 	KLB_SYSCTL(expire_nodest_conn, SYSCTL_ZERO, SYSCTL_ONE),
 	KLB_SYSCTL(fnat_port_min, SYSCTL_ONE, &klb_port_max),
 	KLB_SYSCTL(fnat_port_max, SYSCTL_ONE, &klb_port_max),
-	KLB_SYSCTL(persist_max, SYSCTL_ZERO, &klb_conn_max_max),
+	KLB_SYSCTL_SIZE(persist_max, SYSCTL_ZERO, &klb_conn_max_max),
 	KLB_SYSCTL(expire_quiescent_template, SYSCTL_ZERO, SYSCTL_ONE),
-	KLB_SYSCTL(http_max_header_size, &klb_header_size_min,
-		   &klb_header_size_max),
-	KLB_SYSCTL(http_max_headers, SYSCTL_ONE, &klb_headers_max),
+	KLB_SYSCTL_SIZE(http_max_header_size, &klb_header_size_min,
+			&klb_header_size_max),
+	KLB_SYSCTL_SIZE(http_max_headers, SYSCTL_ONE, &klb_headers_max),
 	KLB_SYSCTL(http_header_timeout, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(http_keepalive_timeout, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(http_response_timeout, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(l7_connect_timeout, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(l7_idle_timeout, SYSCTL_ONE, &klb_timeout_max),
-	KLB_SYSCTL(l7_max_conns, SYSCTL_ONE, &klb_conn_max_max),
+	KLB_SYSCTL_SIZE(l7_max_conns, SYSCTL_ONE, &klb_conn_max_max),
 	/* 0: every backend connection closes after its exchange */
-	KLB_SYSCTL(l7_backend_idle_max, SYSCTL_ZERO, &klb_idle_max_max),
+	KLB_SYSCTL_SIZE(l7_backend_idle_max, SYSCTL_ZERO, &klb_idle_max_max),
 	KLB_SYSCTL(tls_hello_timeout, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(udp_timeout_unreplied, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL_SIZE(pools_max, SYSCTL_ZERO, &klb_objects_max),
+	KLB_SYSCTL_SIZE(backends_max, SYSCTL_ZERO, &klb_objects_max),
+	KLB_SYSCTL_SIZE(services_max, SYSCTL_ZERO, &klb_objects_max),
 	{ }
 };
 
@@ -88,6 +120,9 @@ void klb_sysctl_defaults(struct klb_sysctl *s)
 	s->l7_max_conns = 65536;
 	s->l7_backend_idle_max = 64;
 	s->tls_hello_timeout = 10;
+	s->pools_max = 65536;
+	s->backends_max = 262144;
+	s->services_max = 65536;
 }
 
 int klb_sysctl_net_init(struct klb_net *kn)

@@ -32,6 +32,10 @@ struct klb_sysctl {
 	int l7_max_conns;		/* client connections per service */
 	int l7_backend_idle_max;	/* idle keep-alive conns per backend */
 	int tls_hello_timeout;		/* ClientHello not complete in time */
+	/* objects per netns, configured or staged (config/quota.h) */
+	int pools_max;
+	int backends_max;
+	int services_max;
 };
 
 void klb_sysctl_defaults(struct klb_sysctl *s);

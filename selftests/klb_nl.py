@@ -17,6 +17,15 @@
       prints the errno and extack message.
   klb_nl.py dump CMD
       dump (NLM_F_DUMP) and print the number of messages received.
+  klb_nl.py ctrl-latency STOPFILE
+      ask nlctrl for a family (CTRL_CMD_GETFAMILY "nlctrl": a request that
+      takes the genetlink mutex) in a loop until STOPFILE exists; print
+      "requests N max_ms M": how long another generic netlink user waited.
+  klb_nl.py own-messages TAG N
+      N failing requests (POOL_DEL of pool TAG<i>, which does not exist);
+      print "requests N foreign M" where M counts the extack messages that
+      were not "pool TAG<i> does not exist" (another request's, or torn);
+      and the first of them.
 
 Enum values are read from include/uapi/linux/klb.h (so a renumbering there
 does not break the test). Names: CMD_POOL_NEW, A_POOL, POOL_A_NAME, ... i.e.
@@ -640,8 +649,44 @@ def main():
         err, msg, rep = g.do(sys.argv[2], [], flags=NLM_F_DUMP)
         print("errno %s, extack \"%s\", %d messages" % (ename(err), msg, len(rep)))
         return 0 if err == 0 else 2
+    if sys.argv[1] == "ctrl-latency":
+        return ctrl_latency(sys.argv[2])
+    if sys.argv[1] == "own-messages":
+        return own_messages(sys.argv[2], int(sys.argv[3]))
     print(__doc__)
     return 1
+
+
+def ctrl_latency(stopfile):
+    import time
+    g = Genl("nlctrl")
+    n, worst = 0, 0.0
+    while not os.path.exists(stopfile):
+        t0 = time.monotonic()
+        err, msg, _ = g.request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+                                [s(CTRL_ATTR_FAMILY_NAME, "nlctrl")], version=1)
+        worst = max(worst, time.monotonic() - t0)
+        if err:
+            print("error %s %s" % (ename(err), msg))
+            return 1
+        n += 1
+        time.sleep(0.01)
+    print("requests %d max_ms %d" % (n, worst * 1000))
+    return 0
+
+
+def own_messages(tag, n):
+    g = Genl()
+    foreign, first = 0, ""
+    for i in range(n):
+        nm = "%s%d" % (tag, i)
+        err, msg, _ = g.do("CMD_POOL_DEL", pool(name(nm)))
+        want = "pool %s does not exist" % nm
+        if err != errno.ENOENT or msg != want:
+            foreign += 1
+            first = first or "%s: errno %s, extack \"%s\"" % (nm, ename(err), msg)
+    print("requests %d foreign %d %s" % (n, foreign, first))
+    return 0
 
 
 if __name__ == "__main__":

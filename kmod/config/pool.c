@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "config/pool.h"
+#include "config/quota.h"
 #include "l4/conn.h"
 #include "l7/engine.h"
 #include "l7/route.h"
@@ -51,14 +52,19 @@ int klb_pool_publish(struct klb_net *kn, struct klb_pool *pool)
 }
 
 struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
-				 u8 sched)
+				 u8 sched, struct netlink_ext_ack *extack)
 {
 	struct klb_pool *pool;
 	int err;
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool)
+	err = klb_quota_take_pool(kn, extack);
+	if (err)
+		return ERR_PTR(err);
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
+	if (!pool) {
+		klb_quota_give(kn, &kn->alloc.pools);
 		return ERR_PTR(-ENOMEM);
+	}
 	strscpy(pool->name, name, sizeof(pool->name));
 	pool->sched = sched;
 	INIT_LIST_HEAD(&pool->node);
@@ -68,6 +74,7 @@ struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
 	err = klb_pool_publish_sched(kn, pool, sched);
 	if (err) {
 		kfree(pool);
+		klb_quota_give(kn, &kn->alloc.pools);
 		return ERR_PTR(err);
 	}
 	klb_obj_inc(KLB_OBJ_POOL);
@@ -92,39 +99,72 @@ int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched)
 }
 
 /*
- * Free an unlinked pool that no service uses. A reader that fetched the
- * pool through a service just before that service moved to another pool
- * may still be looking at it: the table and the pool itself are freed after
- * a grace period, and pool->table is left pointing at the table until then.
- * @live: the netns is running (not being dismantled): its connections may
- * be expired and the L7 engine told that the backends are gone (when the
- * netns is dismantled, the engine has already closed everything).
+ * Freeing an unlinked pool takes three steps (its services, if any, are
+ * unpublished first and released before step 3), so that
+ * a flush or restore of many pools waits for one grace period and walks
+ * the connection table once (config/restore.c), whatever their number:
+ *
+ * 1. klb_pool_unpublish(): free its scheduler table (after a grace period:
+ *    a reader that fetched the pool through a service just before that
+ *    service moved to another pool may still be looking at it; pool->table
+ *    is left pointing at the table until then) and, with @expire
+ *    (net.klb.expire_nodest_conn, a live netns), mark its backends dying.
+ * 2. The caller waits for a grace period, after which no packet can pick
+ *    them, and removes the connections of dying backends in one pass.
+ * 3. klb_pool_release(): let go of the backends and free the pool.
+ *
+ * Returns true if it marked a backend dying.
  */
-void klb_pool_destroy(struct klb_net *kn, struct klb_pool *pool, bool live)
+bool klb_pool_unpublish(struct klb_net *kn, struct klb_pool *pool,
+			bool expire)
 {
-	bool expire = live && READ_ONCE(kn->sysctl.expire_nodest_conn);
-	struct klb_backend *be, *tmp;
 	struct klb_sched_table *t;
+	struct klb_backend *be;
+
+	klb_assert_locked(kn);
+
+	t = rcu_dereference_protected(pool->table, lockdep_is_held(&kn->lock));
+	klb_sched_table_free(t);
+	if (!expire)
+		return false;
+	list_for_each_entry(be, &pool->backends, pool_node)
+		WRITE_ONCE(be->dying, true);
+	return !list_empty(&pool->backends);
+}
+
+/*
+ * @live: the netns is running (not being dismantled): the L7 engine is
+ * told that the backends are gone (when the netns is dismantled, the
+ * engine has already closed everything).
+ */
+void klb_pool_release(struct klb_net *kn, struct klb_pool *pool, bool live)
+{
+	struct klb_backend *be, *tmp;
 
 	klb_assert_locked(kn);
 	WARN_ON_ONCE(pool->users);
 
-	t = rcu_dereference_protected(pool->table, lockdep_is_held(&kn->lock));
-	klb_sched_table_free(t);
-
-	/* One grace period for all backends: nobody can pick them after it. */
-	if (expire && !list_empty(&pool->backends))
-		synchronize_rcu();
 	list_for_each_entry_safe(be, tmp, &pool->backends, pool_node) {
 		list_del(&be->pool_node);
-		if (expire)
-			klb_conn_backend_removed(kn, be);
 		if (live)
 			klb_l7_backend_removed(kn, be);
+		klb_quota_give(kn, &kn->alloc.backends);
 		klb_backend_put(be);
 	}
+	klb_quota_give(kn, &kn->alloc.pools);
 	klb_obj_dec(KLB_OBJ_POOL);
 	kfree_rcu(pool, rcu);
+}
+
+void klb_pool_destroy(struct klb_net *kn, struct klb_pool *pool, bool live)
+{
+	bool expire = live && READ_ONCE(kn->sysctl.expire_nodest_conn);
+
+	if (klb_pool_unpublish(kn, pool, expire)) {
+		synchronize_rcu();
+		klb_conn_flush_dying(kn);
+	}
+	klb_pool_release(kn, pool, live);
 }
 
 /*
@@ -239,6 +279,7 @@ int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 	char buf[KLB_ADDRSTRLEN];
 	struct klb_service *svc;
 	struct klb_backend *be;
+	int err;
 
 	klb_assert_locked(kn);
 
@@ -256,13 +297,16 @@ int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 		return -EINVAL;
 	}
 
-	be = kzalloc(sizeof(*be), GFP_KERNEL);
+	err = klb_quota_take_backend(kn, extack);
+	if (err)
+		return err;
+	be = kzalloc(sizeof(*be), GFP_KERNEL_ACCOUNT);
 	if (!be)
-		return -ENOMEM;
+		goto err_quota;
 	be->stats = klb_stats_alloc();
 	if (!be->stats) {
 		kfree(be);
-		return -ENOMEM;
+		goto err_quota;
 	}
 	klb_obj_inc(KLB_OBJ_BACKEND);
 	kref_init(&be->ref);
@@ -279,6 +323,10 @@ int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 	list_add_tail(&be->pool_node, &pool->backends);
 	pool->nbackends++;
 	return 0;
+
+err_quota:
+	klb_quota_give(kn, &kn->alloc.backends);
+	return -ENOMEM;
 }
 
 int klb_backend_add(struct klb_net *kn, struct klb_pool *pool,
@@ -297,6 +345,7 @@ int klb_backend_add(struct klb_net *kn, struct klb_pool *pool,
 				     pool_node);
 		list_del(&be->pool_node);
 		pool->nbackends--;
+		klb_quota_give(kn, &kn->alloc.backends);
 		klb_backend_put(be);
 	}
 	return err;
@@ -373,6 +422,7 @@ int klb_backend_del(struct klb_net *kn, struct klb_pool *pool,
 		synchronize_rcu();
 		klb_conn_backend_removed(kn, be);
 	}
+	klb_quota_give(kn, &kn->alloc.backends);
 	klb_backend_put(be);
 	return 0;
 }

@@ -19,9 +19,12 @@ struct klb_backend_cfg {
 
 /* The pool named @name on @pools (live or staged), or NULL. */
 struct klb_pool *klb_pool_find(struct list_head *pools, const char *name);
-/* A new, empty, unlinked pool (with an empty table), or ERR_PTR. */
+/*
+ * A new, empty, unlinked pool (with an empty table), or ERR_PTR (with a
+ * message if the namespace has net.klb.pools_max pools).
+ */
 struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
-				 u8 sched);
+				 u8 sched, struct netlink_ext_ack *extack);
 /* Link a pool built by klb_pool_create() into the live configuration. */
 void klb_pool_add(struct klb_net *kn, struct klb_pool *pool);
 /* Build and publish a new table from the backend list. */
@@ -32,6 +35,14 @@ int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
 		 struct netlink_ext_ack *extack);
 /* Free an unlinked pool nobody uses; @live: the netns is running. */
 void klb_pool_destroy(struct klb_net *kn, struct klb_pool *pool, bool live);
+/*
+ * The same in steps, for many pools at once (pool.c): unpublish each,
+ * then one grace period and one pass over the connections if any
+ * unpublish returned true, then release each.
+ */
+bool klb_pool_unpublish(struct klb_net *kn, struct klb_pool *pool,
+			bool expire);
+void klb_pool_release(struct klb_net *kn, struct klb_pool *pool, bool live);
 
 /* Check and add a backend without publishing (klb_pool_publish does). */
 int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,

@@ -19,31 +19,54 @@
 #include "config/restore.h"
 #include "config/service.h"
 #include "l4/conn.h"
+#include "l4/persist.h"
 #include "l4/vip.h"
 
-static void klb_pools_destroy(struct klb_net *kn, struct list_head *pools,
-			      bool live)
+/*
+ * Remove @services and @pools (unlinked by the caller) together: a flush
+ * or restore of thousands of objects waits for one grace period and walks
+ * the connection and persistence tables once, not once per object. The
+ * services go first: a pool cannot go while a service uses it. @live:
+ * packets may still be flowing (see klb_services_destroy()).
+ */
+static void klb_config_teardown(struct klb_net *kn,
+				struct list_head *services,
+				struct list_head *pools, bool live)
 {
+	bool expire = live && READ_ONCE(kn->sysctl.expire_nodest_conn);
 	struct klb_pool *pool, *tmp;
+	bool wait;
 
+	klb_assert_locked(kn);
+
+	wait = klb_services_unpublish(kn, services);
+	list_for_each_entry(pool, pools, node)
+		wait |= klb_pool_unpublish(kn, pool, expire);
+	if (live && wait) {
+		synchronize_rcu();
+		klb_conn_flush_dying(kn);
+		klb_persist_flush_dying(kn);
+	}
+	klb_services_release(kn, services);
 	list_for_each_entry_safe(pool, tmp, pools, node) {
 		list_del(&pool->node);
-		klb_pool_destroy(kn, pool, live);
+		klb_pool_release(kn, pool, live);
+		cond_resched();
 	}
 }
 
-/* Services first: a pool cannot go while a service uses it. */
 static void klb_config_clear(struct klb_net *kn, bool live)
 {
 	LIST_HEAD(services);
+	LIST_HEAD(pools);
 
 	klb_assert_locked(kn);
 
 	list_splice_init(&kn->services, &services);
+	list_splice_init(&kn->pools, &pools);
 	kn->nservices = 0;
-	klb_services_destroy(kn, &services, live);
-	klb_pools_destroy(kn, &kn->pools, live);
 	kn->npools = 0;
+	klb_config_teardown(kn, &services, &pools, live);
 }
 
 void klb_config_flush(struct klb_net *kn)
@@ -72,8 +95,7 @@ void klb_staged_init(struct klb_staged *st)
 static void klb_staged_destroy(struct klb_net *kn, struct klb_staged *st,
 			       bool started)
 {
-	klb_services_destroy(kn, &st->services, started);
-	klb_pools_destroy(kn, &st->pools, started);
+	klb_config_teardown(kn, &st->services, &st->pools, started);
 }
 
 void klb_staged_abort(struct klb_net *kn, struct klb_staged *st)

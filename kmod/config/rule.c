@@ -25,7 +25,7 @@ struct klb_rule_set *klb_rule_set_alloc(u32 n)
 	struct klb_rule_set *set;
 
 	/* ~2 KiB per rule: a full set is too big to ask kmalloc for. */
-	set = kvzalloc(struct_size(set, e, n), GFP_KERNEL);
+	set = kvzalloc(struct_size(set, e, n), GFP_KERNEL_ACCOUNT);
 	if (!set)
 		return NULL;
 	set->n = n;

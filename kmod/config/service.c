@@ -16,6 +16,7 @@
 
 #include "flow.h"
 #include "config/pool.h"
+#include "config/quota.h"
 #include "config/rule.h"
 #include "config/service.h"
 #include "l4/conn.h"
@@ -113,6 +114,7 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 {
 	struct klb_service *svc;
 	struct klb_pool *pool;
+	int err;
 
 	klb_assert_locked(kn);
 
@@ -121,16 +123,18 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 		svc = ERR_CAST(pool);
 		goto err_rules;
 	}
-	svc = kzalloc(sizeof(*svc), GFP_KERNEL);
-	if (!svc) {
-		svc = ERR_PTR(-ENOMEM);
+	err = klb_quota_take_service(kn, extack);
+	if (err) {
+		svc = ERR_PTR(err);
 		goto err_rules;
 	}
+	svc = kzalloc(sizeof(*svc), GFP_KERNEL_ACCOUNT);
+	if (!svc)
+		goto err_quota;
 	svc->stats = klb_stats_alloc();
 	if (!svc->stats) {
 		kfree(svc);
-		svc = ERR_PTR(-ENOMEM);
-		goto err_rules;
+		goto err_quota;
 	}
 	klb_obj_inc(KLB_OBJ_SERVICE);
 	kref_init(&svc->ref);
@@ -158,6 +162,9 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 		klb_rules_attach(kn, svc, cfg->rules);
 	return svc;
 
+err_quota:
+	klb_quota_give(kn, &kn->alloc.services);
+	svc = ERR_PTR(-ENOMEM);
 err_rules:
 	if (cfg->rules)
 		klb_rule_set_destroy(cfg->rules);
@@ -170,6 +177,7 @@ static void klb_service_unconfigure(struct klb_net *kn,
 {
 	klb_rules_clear(kn, svc);
 	klb_service_pool(kn, svc)->users--;
+	klb_quota_give(kn, &kn->alloc.services);
 	klb_service_put(svc);
 }
 
@@ -237,10 +245,9 @@ int klb_hooks_sync(struct klb_net *kn, u32 nservices)
  * Started http and tls services are stopped either way (the engine of a
  * dismantled netns is already gone, and stopping is then harmless).
  */
-void klb_services_destroy(struct klb_net *kn, struct list_head *services,
-			  bool live)
+bool klb_services_unpublish(struct klb_net *kn, struct list_head *services)
 {
-	struct klb_service *svc, *tmp;
+	struct klb_service *svc;
 
 	klb_assert_locked(kn);
 
@@ -248,18 +255,30 @@ void klb_services_destroy(struct klb_net *kn, struct list_head *services,
 	list_for_each_entry(svc, services, node) {
 		klb_service_stop(kn, svc);
 		klb_vip_unhash(kn, svc);
+		WRITE_ONCE(svc->dying, true);
 	}
-	if (live && !list_empty(services))
-		synchronize_rcu();
+	return !list_empty(services);
+}
+
+void klb_services_release(struct klb_net *kn, struct list_head *services)
+{
+	struct klb_service *svc, *tmp;
 
 	list_for_each_entry_safe(svc, tmp, services, node) {
 		list_del(&svc->node);
-		if (live) {
-			klb_conn_flush_service(kn, svc);
-			klb_persist_flush_service(kn, svc);
-		}
 		klb_service_unconfigure(kn, svc);
 	}
+}
+
+void klb_services_destroy(struct klb_net *kn, struct list_head *services,
+			  bool live)
+{
+	if (klb_services_unpublish(kn, services) && live) {
+		synchronize_rcu();
+		klb_conn_flush_dying(kn);
+		klb_persist_flush_dying(kn);
+	}
+	klb_services_release(kn, services);
 }
 
 int klb_service_add(struct klb_net *kn, const struct klb_service_cfg *cfg,

@@ -65,6 +65,14 @@ int klb_service_del(struct klb_net *kn, struct klb_service *svc);
  */
 void klb_services_destroy(struct klb_net *kn, struct list_head *services,
 			  bool live);
+/*
+ * The same in steps, as klb_pool_unpublish() and klb_pool_release(), so
+ * that a flush or restore waits one grace period and removes the
+ * connections of every service and backend in one pass: unpublish returns
+ * true if it marked a service dying.
+ */
+bool klb_services_unpublish(struct klb_net *kn, struct list_head *services);
+void klb_services_release(struct klb_net *kn, struct list_head *services);
 /* Hooks are registered while the netns has a service (as IPVS does). */
 int klb_hooks_sync(struct klb_net *kn, u32 nservices);
 

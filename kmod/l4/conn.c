@@ -39,6 +39,7 @@
 #include <linux/mm.h>
 #include <net/ipv6.h>
 
+#include "memcg.h"
 #include "l4/conn.h"
 #include "l4/persist.h"
 
@@ -385,13 +386,17 @@ struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
 	struct klb_conn_table *t = kn->conns;
 	int max = READ_ONCE(kn->sysctl.conn_max);
 	u32 hval = klb_flow_hash(t, orig);
+	struct mem_cgroup *old_memcg;
 	struct klb_conn *c;
 
 	if (atomic_inc_return(&t->count) > max && !klb_conn_evict(kn, hval)) {
 		atomic_dec(&t->count);
 		return ERR_PTR(-ENOSPC);
 	}
-	c = kmem_cache_zalloc(klb_conn_cache, GFP_ATOMIC);
+	/* Softirq: charged to the namespace's cgroup, if any (memcg.h). */
+	old_memcg = klb_memcg_enter(kn);
+	c = kmem_cache_zalloc(klb_conn_cache, GFP_ATOMIC | __GFP_ACCOUNT);
+	klb_memcg_leave(old_memcg);
 	if (!c) {
 		atomic_dec(&t->count);
 		return ERR_PTR(-ENOMEM);
@@ -684,6 +689,17 @@ void klb_conn_flush_service(struct klb_net *kn, struct klb_service *svc)
 		klb_conn_remove_all(kn->conns, klb_conn_of_service, svc);
 }
 
+static bool klb_conn_of_dying(const struct klb_conn *c, const void *arg)
+{
+	return READ_ONCE(c->svc->dying) || READ_ONCE(c->be->dying);
+}
+
+void klb_conn_flush_dying(struct klb_net *kn)
+{
+	if (kn->conns)
+		klb_conn_remove_all(kn->conns, klb_conn_of_dying, NULL);
+}
+
 void klb_conn_backend_removed(struct klb_net *kn, struct klb_backend *be)
 {
 	if (kn->conns && READ_ONCE(kn->sysctl.expire_nodest_conn))
@@ -785,7 +801,7 @@ static struct klb_conn_hash *klb_conn_hash_alloc(unsigned int bits)
 {
 	struct klb_conn_hash *h;
 
-	h = kvzalloc(struct_size(h, buckets, 1U << bits), GFP_KERNEL);
+	h = kvzalloc(struct_size(h, buckets, 1U << bits), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return NULL;
 	h->mask = (1U << bits) - 1;
@@ -835,14 +851,15 @@ int klb_conn_net_init(struct klb_net *kn)
 	struct klb_conn_hash *h;
 	unsigned int i;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	/* Charged to whoever creates the namespace (memcg.h). */
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return -ENOMEM;
 	/* The smallest hash until a service comes (klb_conn_table_fit()). */
 	h = klb_conn_hash_alloc(conn_hash_bits ?
 				klb_conn_hash_bits(0) : KLB_CONN_HASH_BITS_MIN);
 	t->locks = kvmalloc_array(KLB_CONN_LOCKS, sizeof(*t->locks),
-				  GFP_KERNEL);
+				  GFP_KERNEL_ACCOUNT);
 	if (!h || !t->locks) {
 		if (h) {
 			kvfree(h);

@@ -158,6 +158,12 @@ unsigned long klb_conn_evictions(struct klb_net *kn);
 /* Remove every connection of @svc (service deletion). Process context. */
 void klb_conn_flush_service(struct klb_net *kn, struct klb_service *svc);
 /*
+ * Remove, in one pass over the table, every connection whose service or
+ * backend is marked dying (a flush or restore, after the grace period
+ * that follows unpublishing them). Process context.
+ */
+void klb_conn_flush_dying(struct klb_net *kn);
+/*
  * @be was removed from its pool: if net.klb.expire_nodest_conn is set,
  * remove its connections now; otherwise they live until they end.
  */

@@ -282,14 +282,35 @@ struct klb_backend *klb_persist_pick(struct klb_net *kn,
 	return *ppe ? (*ppe)->be : be;
 }
 
-/*
- * Remove the entries of bucket @b that @svc owns (NULL: all of them) or,
- * with @gc, those that nobody holds and that expired or whose backend was
- * removed. Process context.
- */
-static void klb_persist_remove_bucket(struct klb_persist_table *t, u32 b,
-				      const struct klb_service *svc, bool gc)
+/* Which entries klb_persist_remove_bucket() removes. */
+enum klb_persist_sweep {
+	KLB_PERSIST_ALL,	/* every one */
+	KLB_PERSIST_OF_SVC,	/* @svc's */
+	KLB_PERSIST_OF_DYING,	/* those of services marked dying */
+	KLB_PERSIST_GC,		/* unheld and expired, or backend removed */
+};
+
+static bool klb_persist_swept(const struct klb_persist *pe,
+			      enum klb_persist_sweep sweep,
+			      const struct klb_service *svc)
 {
+	switch (sweep) {
+	case KLB_PERSIST_OF_SVC:
+		return pe->svc == svc;
+	case KLB_PERSIST_OF_DYING:
+		return READ_ONCE(pe->svc->dying);
+	default:
+		return true;
+	}
+}
+
+/* Remove the entries of bucket @b that @sweep selects. Process context. */
+static void klb_persist_remove_bucket(struct klb_persist_table *t, u32 b,
+				      enum klb_persist_sweep sweep,
+				      const struct klb_service *svc)
+{
+	bool gc = sweep == KLB_PERSIST_GC;
+
 	spinlock_t *lock = klb_persist_lock(t, b);
 	struct hlist_node *tmp;
 	struct klb_persist *pe;
@@ -297,7 +318,7 @@ static void klb_persist_remove_bucket(struct klb_persist_table *t, u32 b,
 	spin_lock_bh(lock);
 	hlist_for_each_entry_safe(pe, tmp, &t->buckets[b], node) {
 		if (!gc) {
-			if (svc && pe->svc != svc)
+			if (!klb_persist_swept(pe, sweep, svc))
 				continue;
 			klb_persist_unlink_locked(t, pe);
 			klb_persist_try_free(pe);
@@ -325,6 +346,7 @@ static void klb_persist_remove_bucket(struct klb_persist_table *t, u32 b,
 }
 
 static void klb_persist_remove_all(struct klb_persist_table *t,
+				   enum klb_persist_sweep sweep,
 				   const struct klb_service *svc)
 {
 	u32 b;
@@ -332,7 +354,7 @@ static void klb_persist_remove_all(struct klb_persist_table *t,
 	for (b = 0; b < KLB_PERSIST_BUCKETS; b++) {
 		if (!atomic_read(&t->count))
 			break;
-		klb_persist_remove_bucket(t, b, svc, false);
+		klb_persist_remove_bucket(t, b, sweep, svc);
 		if (!(b & 63))
 			cond_resched();
 	}
@@ -349,7 +371,7 @@ static void klb_persist_gc(struct work_struct *work)
 	if (!atomic_read(&t->count))
 		return;		/* klb_persist_insert() re-arms us */
 	while (n--) {
-		klb_persist_remove_bucket(t, b, NULL, true);
+		klb_persist_remove_bucket(t, b, KLB_PERSIST_GC, NULL);
 		b = (b + 1) & (KLB_PERSIST_BUCKETS - 1);
 	}
 	t->gc_next = b;
@@ -361,7 +383,13 @@ static void klb_persist_gc(struct work_struct *work)
 void klb_persist_flush_service(struct klb_net *kn, struct klb_service *svc)
 {
 	if (kn->persist)
-		klb_persist_remove_all(kn->persist, svc);
+		klb_persist_remove_all(kn->persist, KLB_PERSIST_OF_SVC, svc);
+}
+
+void klb_persist_flush_dying(struct klb_net *kn)
+{
+	if (kn->persist)
+		klb_persist_remove_all(kn->persist, KLB_PERSIST_OF_DYING, NULL);
 }
 
 static void klb_persist_fill_info(const struct klb_persist *pe,
@@ -446,7 +474,7 @@ void klb_persist_net_exit(struct klb_net *kn)
 		return;
 	/* No packet and no connection is left to take or hold an entry. */
 	cancel_delayed_work_sync(&t->gc_work);
-	klb_persist_remove_all(t, NULL);
+	klb_persist_remove_all(t, KLB_PERSIST_ALL, NULL);
 	WARN_ON_ONCE(atomic_read(&t->count));
 	/* Entries drop their backends now, before the config teardown. */
 	rcu_barrier();

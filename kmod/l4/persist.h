@@ -45,6 +45,8 @@ void klb_persist_net_exit(struct klb_net *kn);
  * flushed and no packet can reach it). Process context.
  */
 void klb_persist_flush_service(struct klb_net *kn, struct klb_service *svc);
+/* The same for every service marked dying, in one pass (a flush, restore). */
+void klb_persist_flush_dying(struct klb_net *kn);
 
 /* A consistent copy of one entry, for dumps. */
 struct klb_persist_info {

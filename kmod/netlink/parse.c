@@ -215,7 +215,7 @@ struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 		return ERR_PTR(-EEXIST);
 	}
 
-	pool = klb_pool_create(kn, name, sched);
+	pool = klb_pool_create(kn, name, sched, extack);
 	if (IS_ERR(pool))
 		return pool;
 	if (tb[KLB_POOL_A_BACKENDS]) {

@@ -133,7 +133,7 @@ static int klb_sched_build_byid(struct klb_sched_table *t)
 {
 	u32 i;
 
-	t->byid = kvmalloc_array(t->n, sizeof(*t->byid), GFP_KERNEL);
+	t->byid = kvmalloc_array(t->n, sizeof(*t->byid), GFP_KERNEL_ACCOUNT);
 	if (!t->byid)
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++) {
@@ -157,10 +157,10 @@ static int klb_sched_build_mh(struct klb_sched_table *t)
 	u32 *keys, *scratch, i;
 	int err = -ENOMEM;
 
-	keys = kvmalloc_array(t->n, sizeof(*keys), GFP_KERNEL);
+	keys = kvmalloc_array(t->n, sizeof(*keys), GFP_KERNEL_ACCOUNT);
 	scratch = kvmalloc_array(klb_mh_scratch_len(t->n), sizeof(*scratch),
-				 GFP_KERNEL);
-	t->mh = kvmalloc_array(KLB_MH_SIZE, sizeof(*t->mh), GFP_KERNEL);
+				 GFP_KERNEL_ACCOUNT);
+	t->mh = kvmalloc_array(KLB_MH_SIZE, sizeof(*t->mh), GFP_KERNEL_ACCOUNT);
 	if (keys && scratch && t->mh) {
 		for (i = 0; i < t->n; i++)
 			keys[i] = klb_sched_backend_key(t->be[i]);
@@ -180,11 +180,11 @@ static int klb_sched_build_algo(struct klb_sched_table *t)
 	switch (t->sched) {
 	case KLB_SCHED_WRR:
 		t->wrr_credit = kvcalloc(t->n, sizeof(*t->wrr_credit),
-					 GFP_KERNEL);
+					 GFP_KERNEL_ACCOUNT);
 		return t->wrr_credit ? 0 : -ENOMEM;
 	case KLB_SCHED_SH:
 	case KLB_SCHED_P2C:
-		t->cum = kvmalloc_array(t->n, sizeof(*t->cum), GFP_KERNEL);
+		t->cum = kvmalloc_array(t->n, sizeof(*t->cum), GFP_KERNEL_ACCOUNT);
 		if (!t->cum)
 			return -ENOMEM;
 		klb_cum_build(t->weights, t->n, t->cum);
@@ -228,7 +228,7 @@ struct klb_sched_table *klb_sched_table_build(u8 sched,
 
 	get_random_once(&klb_sched_key, sizeof(klb_sched_key));
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return ERR_PTR(-ENOMEM);
 	t->sched = sched;
@@ -236,8 +236,8 @@ struct klb_sched_table *klb_sched_table_build(u8 sched,
 	spin_lock_init(&t->lock);
 
 	if (n) {
-		t->be = kvmalloc_array(n, sizeof(*t->be), GFP_KERNEL);
-		t->weights = kvmalloc_array(n, sizeof(*t->weights), GFP_KERNEL);
+		t->be = kvmalloc_array(n, sizeof(*t->be), GFP_KERNEL_ACCOUNT);
+		t->weights = kvmalloc_array(n, sizeof(*t->weights), GFP_KERNEL_ACCOUNT);
 		if (!t->be || !t->weights)
 			goto err;
 		/* The list cannot change: the caller holds klb_net->lock. */

@@ -293,8 +293,8 @@ static int report(const struct req *r, const struct nl_err *e)
 	size_t i, best = SIZE_MAX;
 
 	if (e->err == EPERM && !e->msg[0])
-		msg = "Operation not permitted (klbctl needs CAP_NET_ADMIN "
-		      "in the initial user namespace)";
+		msg = "Operation not permitted (klbctl needs CAP_NET_ADMIN; "
+		      "to configure klb, in the initial user namespace)";
 
 	/*
 	 * Policy failures ("integer out of range") do not say which attribute
