@@ -39,6 +39,12 @@ limit() { l7_stat web .errors.limit; }
 meminfo() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
 status_of() { cli curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://$VIP4$1"; }
 
+check_eq "defaults: l7_max_sessions 262144, l7_mem_max_kb 262144" \
+	"$(lb sysctl -n net.klb.l7_max_sessions) $(lb sysctl -n net.klb.l7_mem_max_kb)" "262144 262144"
+l7_sysctl_bad l7_max_sessions 0
+l7_sysctl_bad l7_max_sessions 16777217
+l7_sysctl_bad l7_mem_max_kb 0
+l7_sysctl_bad l7_mem_max_kb 67108865
 check_eq "a request: 200" "$(status_of /first)" 200
 sync
 echo 3 >/proc/sys/vm/drop_caches

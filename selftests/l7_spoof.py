@@ -7,10 +7,11 @@
       N SYNs (default 1) from ADDR (any address: nothing checks it) to
       ADDR:P, written as whole Ethernet frames on IF (AF_PACKET), so no
       route lookup of the sender decides anything. Source ports 40000+.
-  l7_spoof.py sniff --iface IF --port P --secs S [--ready FILE]
+  l7_spoof.py sniff --iface IF --port P --until FILE [--ready FILE]
       Count the SYN-ACKs from port P seen on IF (AF_PACKET, both
-      directions) for S seconds, then print the count. FILE is created
-      once the socket is open.
+      directions) until the --until file exists (and one second more),
+      then print the count. The --ready file is created once the socket
+      is open.
 Plain sockets only: scapy takes minutes to import under emulation.
 """
 import argparse
@@ -105,8 +106,10 @@ def cmd_sniff(a):
     if a.ready:
         open(a.ready, "w").close()
     n = 0
-    end = time.monotonic() + a.secs
-    while time.monotonic() < end:
+    end = None
+    while end is None or time.monotonic() < end:
+        if end is None and os.path.exists(a.until):
+            end = time.monotonic() + 1
         try:
             pkt = s.recv(65536)
         except socket.timeout:
@@ -130,7 +133,7 @@ def main():
     sn = sub.add_parser("sniff")
     sn.add_argument("--iface", required=True)
     sn.add_argument("--port", type=int, required=True)
-    sn.add_argument("--secs", type=float, required=True)
+    sn.add_argument("--until", required=True)
     sn.add_argument("--ready")
     a = p.parse_args()
     return cmd_syn(a) if a.cmd == "syn" else cmd_sniff(a)

@@ -74,6 +74,9 @@ check_eq "$N GETs at the same pace: all 200 (retried when the pooled connection 
 diag "be1: $(grep -c '^accept ' "$PYLOG1") connections, $(grep -c '^late ' "$PYLOG1") late requests, $(grep -c '^idle ' "$PYLOG1") idle closes"
 
 # ---- item 9: parked connections expire on klb's side ---------------------------
+check_eq "l7_backend_idle_timeout defaults to 4 s" "$(lb sysctl -n net.klb.l7_backend_idle_timeout)" 4
+l7_sysctl_bad l7_backend_idle_timeout 0
+l7_sysctl_bad l7_backend_idle_timeout 604801
 l7_sysctl l7_backend_idle_timeout=3
 check_eq "GET to be2: 200" \
 	"$(cli curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://$VIP4/pb/first")" 200

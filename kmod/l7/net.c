@@ -381,7 +381,10 @@ bool klb_l7_session_follow(struct klb_l7_session *s)
 		return false;
 	klb_service_get(next);
 	atomic_inc(&next->active_conns);
+	/* klb_l7_sessions_kick() reads it under the lock. */
+	spin_lock_bh(&s->kn->l7->lock);
 	s->svc = next;
+	spin_unlock_bh(&s->kn->l7->lock);
 	atomic_dec(&old->active_conns);
 	klb_service_put(old);
 	return true;
