@@ -114,9 +114,12 @@ def cmd_sniff(a):
             pkt = s.recv(65536)
         except socket.timeout:
             continue
-        if synack_port(pkt) == a.port:
-            n += 1
-    print(n)
+        try:
+            n += synack_port(pkt) == a.port
+        except (IndexError, struct.error) as e:
+            print("sniff: frame of %d bytes: %s" % (len(pkt), e),
+                  file=sys.stderr)
+    print(n, flush=True)
     return 0
 
 

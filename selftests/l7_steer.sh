@@ -40,13 +40,16 @@ check_eq "curl to the VIP: 200" \
 check_eq "no drops bad_source yet" "$(bad web) $(bad web6)" "0 0"
 
 # sniff_start: count SYN-ACKs from port 80 on the balancer's lo and cli0
-# while the commands that follow run; sniff_wait stops (2 s later: a
-# SYN-ACK takes its time under emulation) and prints "LO CLI0"
+# while the commands that follow run; sniff_wait stops them (2 s later: a
+# SYN-ACK takes its time under emulation) and sets SA to "LO CLI0" (not a
+# $(...): a subshell cannot wait for the sniffers)
 sniff_start() {
 	rm -f "$TMPD/ready.lo" "$TMPD/ready.cli0" "$TMPD/stop"
-	lb "$PY" "$SPOOF" sniff --iface lo --port 80 --until "$TMPD/stop" --ready "$TMPD/ready.lo" >"$TMPD/sa.lo" &
+	lb "$PY" "$SPOOF" sniff --iface lo --port 80 --until "$TMPD/stop" --ready "$TMPD/ready.lo" \
+		>"$TMPD/sa.lo" 2>"$TMPD/sa.lo.err" &
 	s1=$!
-	lb "$PY" "$SPOOF" sniff --iface cli0 --port 80 --until "$TMPD/stop" --ready "$TMPD/ready.cli0" >"$TMPD/sa.cli0" &
+	lb "$PY" "$SPOOF" sniff --iface cli0 --port 80 --until "$TMPD/stop" --ready "$TMPD/ready.cli0" \
+		>"$TMPD/sa.cli0" 2>"$TMPD/sa.cli0.err" &
 	s2=$!
 	poll_until 60 test -e "$TMPD/ready.lo" -a -e "$TMPD/ready.cli0" || diag "the sniffers are slow to start"
 }
@@ -54,14 +57,17 @@ sniff_wait() {
 	sleep 2
 	touch "$TMPD/stop"
 	wait $s1 $s2
-	echo "$(cat "$TMPD/sa.lo") $(cat "$TMPD/sa.cli0")"
+	[ -s "$TMPD/sa.lo.err" ] && diag "sniffer on lo: $(cat "$TMPD/sa.lo.err")"
+	[ -s "$TMPD/sa.cli0.err" ] && diag "sniffer on cli0: $(cat "$TMPD/sa.cli0.err")"
+	SA="$(cat "$TMPD/sa.lo") $(cat "$TMPD/sa.cli0")"
 }
 syn() { cli "$PY" "$SPOOF" syn --iface eth0 --dst-mac "$LBMAC" --port 80 "$@"; }
 
 # ---- the control: a plausible client address is answered ----------------------
 sniff_start
 syn --src $CLI4B --dst $VIP4
-r=$(sniff_wait)
+sniff_wait
+r=$SA
 diag "SYN-ACKs (lo cli0) for the control SYN from $CLI4B: $r"
 check "control: a SYN from $CLI4B gets a SYN-ACK (on cli0: ${r#* })" test "${r#* }" -ge 1
 
@@ -71,7 +77,8 @@ srcs6="::1 $LB6 $LBBE6"
 sniff_start
 for s in $srcs4; do syn --src "$s" --dst $VIP4 --count 3; done
 for s in $srcs6; do syn --src "$s" --dst $VIP6 --count 3; done
-r=$(sniff_wait)
+sniff_wait
+r=$SA
 diag "SYN-ACKs (lo cli0) for the forged SYNs: $r"
 check_eq "forged sources: no SYN-ACK on the balancer's lo or cli0" "$r" "0 0"
 check_eq "drops bad_source of web: 3 SYNs from each of 6 sources" "$(bad web)" 18
