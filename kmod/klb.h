@@ -104,6 +104,11 @@ struct klb_service {
 	struct klb_pool __rcu *pool;
 	struct klb_rule_set __rcu *rules;	/* L7 only (l7/route.h); NULL: none */
 	struct klb_l7_listener *listener;	/* L7 only (l7/listener.c) */
+	/*
+	 * L7: the service whose listener took over this one's address when
+	 * it closed (a restore), referenced; its sessions move there.
+	 */
+	struct klb_service *l7_next;
 	atomic_t active_conns;
 	struct klb_pcpu_stats __percpu *stats;
 	struct kref ref;

@@ -66,6 +66,8 @@ static void klb_service_free_rcu(struct rcu_head *rcu)
 {
 	struct klb_service *svc = container_of(rcu, struct klb_service, rcu);
 
+	if (svc->l7_next)
+		klb_service_put(svc->l7_next);
 	klb_stats_free(svc->stats);
 	kfree(svc);
 	klb_obj_dec(KLB_OBJ_SERVICE);

@@ -18,6 +18,7 @@ static int klb_header_size_max = 65536;
 static int klb_headers_max = 1000;
 static int klb_idle_max_max = 65536;
 static int klb_port_max = 65535;
+static int klb_mem_max_kb_max = 64 * 1024 * 1024;	/* 64 GiB */
 
 static int klb_objects_max = 1024 * 1024;
 
@@ -85,6 +86,9 @@ static const struct ctl_table klb_sysctl_template[] = {
 	KLB_SYSCTL_SIZE(l7_max_conns, SYSCTL_ONE, &klb_conn_max_max),
 	/* 0: every backend connection closes after its exchange */
 	KLB_SYSCTL_SIZE(l7_backend_idle_max, SYSCTL_ZERO, &klb_idle_max_max),
+	KLB_SYSCTL(l7_backend_idle_timeout, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL_SIZE(l7_max_sessions, SYSCTL_ONE, &klb_conn_max_max),
+	KLB_SYSCTL_SIZE(l7_mem_max_kb, SYSCTL_ONE, &klb_mem_max_kb_max),
 	KLB_SYSCTL(tls_hello_timeout, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL(udp_timeout_unreplied, SYSCTL_ONE, &klb_timeout_max),
 	KLB_SYSCTL_SIZE(pools_max, SYSCTL_ZERO, &klb_objects_max),
@@ -119,6 +123,11 @@ void klb_sysctl_defaults(struct klb_sysctl *s)
 	s->l7_idle_timeout = 300;
 	s->l7_max_conns = 65536;
 	s->l7_backend_idle_max = 64;
+	/* Below the 5 s keep-alive of Apache, Node.js and uvicorn. */
+	s->l7_backend_idle_timeout = 4;
+	s->l7_max_sessions = 262144;
+	/* ~6000 requests in progress at once with the default head sizes */
+	s->l7_mem_max_kb = 256 * 1024;
 	s->tls_hello_timeout = 10;
 	s->pools_max = 65536;
 	s->backends_max = 262144;

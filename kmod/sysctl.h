@@ -31,6 +31,9 @@ struct klb_sysctl {
 	int l7_idle_timeout;		/* no byte either way mid-message/relay */
 	int l7_max_conns;		/* client connections per service */
 	int l7_backend_idle_max;	/* idle keep-alive conns per backend */
+	int l7_backend_idle_timeout;	/* a parked conn older than it is closed */
+	int l7_max_sessions;		/* client connections of the netns */
+	int l7_mem_max_kb;		/* session buffers of the netns, KiB */
 	int tls_hello_timeout;		/* ClientHello not complete in time */
 	/* objects per netns, configured or staged (config/quota.h) */
 	int pools_max;

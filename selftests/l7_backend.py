@@ -12,6 +12,8 @@ addresses it carries are reported. What the path contains decides the
 answer (any prefix may come before, e.g. /py/...):
 
   .../delay/MS...   wait MS milliseconds first, then answer as below
+  .../interim/N/MS  N interim responses (102 Processing) MS milliseconds
+                    apart first, then answer as below
   .../chunked/N     N random bytes, chunked (random chunk sizes)
   .../data/N        N random bytes with Content-Length
   .../mirror        the request body back, chunked
@@ -20,6 +22,12 @@ answer (any prefix may come before, e.g. /py/...):
                     included), peer, proxy {src, sport, dst, dport} or
                     null, method, target, version, headers {lowercase
                     name: [values...]}, body_len, body_sha256
+--keepalive-timeout SECS: a connection idle for SECS between requests is
+closed; a request that comes after SECS but before SECS + --keepalive-lazy
+(default 0) finds the connection closing (as one that crossed the FIN):
+it is read, never answered, and the connection is reset ("late C" in the
+log). So a client reusing a connection idle longer than SECS fails, every
+time, not only when it hits the moment of the close.
 Every answer carries X-Backend: NAME, X-Conn: N and, for the random and
 mirror bodies, X-Body-Sha256 of the body sent.
 
@@ -27,6 +35,7 @@ The log (line-buffered, one event a line) lets tests see what really
 reached the backend:
   accept C ADDR PORT | proxy C SRC SPORT DST DPORT | proxy C none|bad HEX
   req C METHOD TARGET | done C STATUS TARGET | bad C WHY | close C
+  idle C (keep-alive timeout) | late C METHOD TARGET (request refused late)
 """
 import argparse
 import hashlib
@@ -187,11 +196,30 @@ def serve_conn(sock, peer, cid, args, log, want_proxy):
                 log("proxy", cid, "local")
         else:
             log("proxy", cid, "none")
+        idle_from = None
         while True:
+            if args.keepalive_timeout and idle_from is not None and not c.buf:
+                sock.settimeout(args.keepalive_timeout + args.keepalive_lazy)
+                try:
+                    c.fill()
+                except socket.timeout:
+                    log("idle", cid)
+                    return
+                finally:
+                    sock.settimeout(None)
             try:
                 head = c.read_until(b"\r\n\r\n", MAX_HEAD)
             except Closed:
                 return
+            if (args.keepalive_timeout and idle_from is not None and
+                    time.monotonic() - idle_from > args.keepalive_timeout):
+                log("late", cid, *head.split(b"\r\n")[0].decode(
+                    "latin-1").split(" ")[:2])
+                # unread bytes make the close a reset, as a FIN crossed
+                # by the request would have
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                struct.pack("ii", 1, 0))
+                raise Closed()
             lines = head.split(b"\r\n")
             try:
                 method, target, version = lines[0].decode("latin-1").split(" ")
@@ -211,6 +239,13 @@ def serve_conn(sock, peer, cid, args, log, want_proxy):
             expect = "100-continue" in ",".join(
                 headers.get("expect", [])).lower()
             body = read_body(c, headers, version, expect)
+            n_interim = path_arg(target, "interim")
+            if n_interim:
+                after = target.split("?")[0].split("/interim/")[1]
+                gap = int((after.split("/") + ["0"])[1] or 0) / 1000.0
+                for _ in range(n_interim):
+                    c.send(b"HTTP/1.1 102 Processing\r\n\r\n")
+                    time.sleep(gap)
             ms = path_arg(target, "delay")
             if ms:
                 time.sleep(ms / 1000.0)
@@ -262,6 +297,7 @@ def serve_conn(sock, peer, cid, args, log, want_proxy):
             log("done", cid, 200, target)
             if close:
                 return
+            idle_from = time.monotonic()
     except BadRequest as e:
         log("bad", cid, str(e).replace("\n", " "))
         try:
@@ -329,6 +365,8 @@ def main():
     sp.add_argument("--proxy-port", type=int)
     sp.add_argument("--log")
     sp.add_argument("--pidfile")
+    sp.add_argument("--keepalive-timeout", type=float, default=0)
+    sp.add_argument("--keepalive-lazy", type=float, default=0)
     args = p.parse_args()
     serve(args)
     return 0

@@ -675,6 +675,16 @@ l7_require() {
 	bail "service add ... mode $mode (probe in a scratch namespace)"
 }
 
+# l7_sysctl_bad NAME VALUE: writing VALUE to net.klb.NAME is refused with
+# EINVAL and the value stays (two test points)
+l7_sysctl_bad() {
+	local old out
+	old=$(lb sysctl -n "net.klb.$1")
+	out=$(lb sysctl -w "net.klb.$1=$2" 2>&1)
+	check "sysctl net.klb.$1=$2 refused: Invalid argument ($out)" grep -q "Invalid argument" <<<"$out"
+	check_eq "net.klb.$1 unchanged after the refused write" "$(lb sysctl -n "net.klb.$1")" "$old"
+}
+
 # l7_sysctl NAME=VALUE...: set net.klb.NAME in the balancer, a test point each
 l7_sysctl() {
 	local kv

@@ -13,8 +13,9 @@
  * backend never sees a body that ends elsewhere than we think it does.
  *
  * Response phases (hs->rphase):
- *   RP_HEAD  parse a head in bin; interim ones (1xx but 101) go to 1.1
- *            clients, the final one is rewritten into hout -> RP_BODY
+ *   RP_HEAD  parse a head in bin; interim ones (1xx but 101, at most
+ *            KLB_HTTP_MAX_INTERIM, then 502) go to 1.1 clients, the
+ *            final one is rewritten into hout -> RP_BODY
  *   RP_BODY  relay the body per its framing -> RP_DONE
  *   RP_DONE  the exchange ends (http_exchange_end())
  */
@@ -393,6 +394,9 @@ static int http_interim(struct http_session *hs)
 	struct http_buf *b = &hs->bin;
 	u32 len = hs->resp.head_len;
 
+	/* The response timeout restarts below: the total is bounded here. */
+	if (++hs->interim > KLB_HTTP_MAX_INTERIM)
+		return http_bad_gateway(hs, KLB_L7_ERR_PARSE);
 	if (hs->req.version == 11 &&
 	    http_head_out(hs, KLB_HTTP_RW_CONN_NONE, false))
 		return http_bad_gateway(hs, KLB_L7_ERR_PARSE);

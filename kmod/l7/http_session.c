@@ -25,7 +25,13 @@
  *
  * Memory is bounded per session whatever the message sizes: cin and bin
  * (client and backend bytes, the larger of a head and KLB_L7_BUF_SIZE),
- * hout (one head we write), and this struct.
+ * hout (one head we write), and this struct. The three buffers exist only
+ * while a request is in progress: allocated when its first byte is there
+ * to read, freed when its exchange ends with nothing pipelined after it,
+ * so a client connection idle (before its first request, or kept alive
+ * between requests) holds this struct and its socket, nothing more. They
+ * count against the netns's l7_mem_max_kb: over it, a request is answered
+ * 503 without being read.
  *
  * A request may go to a second backend when the first one failed before
  * answering anything (connect refused or timed out, a pooled connection
@@ -166,17 +172,24 @@ static int http_bad_request(struct http_session *hs, int err)
 
 /* ---- HS_HEAD ------------------------------------------------------------------ */
 
-/* Ready for a request head at the start of cin. */
-static void http_head_begin(struct http_session *hs)
+/* The request head limits, for a head read into cin. */
+static void http_req_limits(struct http_session *hs)
 {
 	const struct klb_sysctl *sc = klb_l7_sysctl(&hs->s);
 	u32 h = min_t(u32, READ_ONCE(sc->http_max_header_size), hs->cin.cap);
 
-	hs->state = HS_HEAD;
-	klb_http_req_init(&hs->req);
 	hs->req_lim.max_line = h;
 	hs->req_lim.max_head = h;
 	hs->req_lim.max_fields = READ_ONCE(sc->http_max_headers);
+}
+
+/* Ready for a request head at the start of cin. */
+static void http_head_begin(struct http_session *hs)
+{
+	hs->state = HS_HEAD;
+	klb_http_req_init(&hs->req);
+	if (hs->cin.data)
+		http_req_limits(hs);
 	hs->retried = false;
 	hs->req_sent = false;
 	hs->c2b_dead = false;
@@ -310,7 +323,11 @@ static bool http_own_usable(struct http_session *hs)
 /*
  * A backend connection for the request. With PROXY v2 a connection
  * carries one client's address, so it is never shared through the pool:
- * the session keeps its own between requests instead.
+ * the session keeps its own between requests instead. @reuse: an idle
+ * connection (the pool's, or our own) may carry the request; not for a
+ * request that can't be retried, since the backend may be closing that
+ * connection (its keep-alive timeout) just as the request goes out, and
+ * then the client would get a 502 for nothing.
  */
 static int http_connect(struct http_session *hs, bool reuse)
 {
@@ -320,7 +337,7 @@ static int http_connect(struct http_session *hs, bool reuse)
 
 	hs->hout_pos = KLB_PROXY_V2_MAX;
 	hs->up_reused = false;
-	if (http_own_usable(hs)) {
+	if (reuse && http_own_usable(hs)) {
 		hs->up_reused = true;
 		return http_send_begin(hs);
 	}
@@ -341,6 +358,20 @@ static int http_connect(struct http_session *hs, bool reuse)
 	return HS_NEXT;
 }
 
+/*
+ * Nothing routed yet, the service stopped: go on with the service that
+ * took over its address (restore), if any.
+ */
+static bool http_follow(struct http_session *hs)
+{
+	struct klb_l7_session *s = &hs->s;
+
+	if (!klb_l7_session_stopping(s) || !klb_l7_session_follow(s))
+		return false;
+	hs->ck_name_len = strnlen(s->svc->cookie, sizeof(s->svc->cookie));
+	return true;
+}
+
 /* A complete request head: rewrite it, pick its backend, connect. */
 static int http_route(struct http_session *hs)
 {
@@ -348,6 +379,8 @@ static int http_route(struct http_session *hs)
 	struct klb_rule_input in;
 	struct klb_backend *be;
 	int n;
+
+	http_follow(hs);
 
 	n = klb_http_rewrite_req(hs->cin.data, &hs->req, hs->ip, hs->ip_len,
 				 hs->hout + KLB_PROXY_V2_MAX,
@@ -371,8 +404,10 @@ static int http_route(struct http_session *hs)
 	hs->cin.pos = hs->cin.base;
 	hs->cin.fed = hs->cin.base;
 	http_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
-	return http_connect(hs, true);
+	return http_connect(hs, http_idempotent(hs->req.method_id));
 }
+
+static int http_bufs_get(struct http_session *hs);
 
 static int http_st_head(struct http_session *hs)
 {
@@ -380,6 +415,16 @@ static int http_st_head(struct http_session *hs)
 	struct http_buf *b = &hs->cin;
 	int r, n;
 
+	/* Buffers when the request's first byte is there, not before. */
+	if (!b->data) {
+		if (!klb_l7_readable(&s->client)) {
+			if (klb_l7_sock_dead(&s->client))
+				return HS_END;
+			goto wait;
+		}
+		if (http_bufs_get(hs))
+			return http_reply(hs, 503);
+	}
 	for (;;) {
 		if (b->len) {
 			r = klb_http_parse(&hs->req, b->data, b->len,
@@ -409,8 +454,9 @@ static int http_st_head(struct http_session *hs)
 			http_arm(hs, HT_HEADER);
 		b->len += n;
 	}
+wait:
 	/* Unconfigured: no new exchange (a complete head was routed above). */
-	if (klb_l7_session_stopping(s))
+	if (klb_l7_session_stopping(s) && !http_follow(hs))
 		return HS_END;
 	if (!klb_l7_session_expired(s))
 		return HS_WAIT;
@@ -437,6 +483,7 @@ static int http_exchange_begin(struct http_session *hs)
 {
 	hs->state = HS_EXCHANGE;
 	hs->rphase = RP_HEAD;
+	hs->interim = 0;
 	klb_http_resp_init(&hs->resp, hs->req.method_id);
 	hs->bin.len = 0;
 	hs->bin.pos = 0;
@@ -497,13 +544,19 @@ static void http_upstream_done(struct http_session *hs)
 	}
 }
 
+static void http_bufs_put(struct http_session *hs);
+
 /* Pipelined bytes after the request go to the front of cin. */
 static void http_next_request(struct http_session *hs)
 {
 	struct http_buf *b = &hs->cin;
 	u32 n = b->len - b->fed;
 
-	memmove(b->data, b->data + b->fed, n);
+	/* Idle until the next request: no buffer (allocated again then). */
+	if (!n)
+		http_bufs_put(hs);
+	else
+		memmove(b->data, b->data + b->fed, n);
 	b->len = n;
 	b->pos = 0;
 	b->fed = 0;
@@ -555,32 +608,71 @@ static int http_st_reply(struct http_session *hs)
 
 /* ---- the session ops -------------------------------------------------------------- */
 
-static int http_init(struct http_session *hs)
+static void http_bufs_put(struct http_session *hs)
+{
+	kvfree(hs->cin.data);
+	kvfree(hs->bin.data);
+	kvfree(hs->hout);
+	hs->cin.data = NULL;
+	hs->bin.data = NULL;
+	hs->hout = NULL;
+	klb_l7_mem_uncharge(&hs->s, hs->mem);
+	hs->mem = 0;
+}
+
+/*
+ * The buffers of a request, sized by the sysctls of now. -ENOBUFS: the
+ * netns is at l7_mem_max_kb (counted); -ENOMEM.
+ */
+static int http_bufs_get(struct http_session *hs)
 {
 	struct klb_l7_session *s = &hs->s;
 	u32 h = READ_ONCE(klb_l7_sysctl(s)->http_max_header_size);
 	u32 r = max_t(u32, h, HTTP_RESP_HEAD_MIN);
+	size_t mem;
 
 	hs->cin.cap = max_t(u32, h, KLB_L7_BUF_SIZE);
 	hs->bin.cap = max_t(u32, r, KLB_L7_BUF_SIZE);
-	hs->ck_name_len = strnlen(s->svc->cookie, sizeof(s->svc->cookie));
-	/* Room for what a rewrite adds: it can never run out of buffer. */
+	/*
+	 * Room for what a rewrite adds: it can never run out of buffer. The
+	 * cookie's too, always: the session may move to a service that has
+	 * one (klb_l7_session_follow()).
+	 */
 	hs->hout_cap = KLB_PROXY_V2_MAX + r + KLB_HTTP_RW_GROWTH +
-		       (hs->ck_name_len ? KLB_HTTP_RW_COOKIE_GROWTH : 0);
+		       KLB_HTTP_RW_COOKIE_GROWTH;
+	mem = (size_t)hs->cin.cap + hs->bin.cap + hs->hout_cap;
+	if (klb_l7_mem_charge(s, mem))
+		return -ENOBUFS;
+	hs->mem = mem;
 	hs->cin.data = kvmalloc(hs->cin.cap, GFP_KERNEL);
 	hs->bin.data = kvmalloc(hs->bin.cap, GFP_KERNEL);
 	hs->hout = kvmalloc(hs->hout_cap, GFP_KERNEL);
-	if (!hs->cin.data || !hs->bin.data || !hs->hout)
-		return -ENOMEM;	/* ->destroy() frees what was allocated */
+	if (!hs->cin.data || !hs->bin.data || !hs->hout) {
+		http_bufs_put(hs);
+		return -ENOMEM;
+	}
+	hs->cin.len = 0;
+	hs->cin.pos = 0;
+	hs->cin.fed = 0;
+	hs->cin.base = 0;
 	hs->resp_lim.max_line = r;
 	hs->resp_lim.max_head = r;
 	hs->resp_lim.max_fields = r;	/* bounded by the head size */
+	http_req_limits(hs);
+	return 0;
+}
+
+static void http_init(struct http_session *hs)
+{
+	struct klb_l7_session *s = &hs->s;
+
+	hs->inited = true;
+	hs->ck_name_len = strnlen(s->svc->cookie, sizeof(s->svc->cookie));
 	hs->ip_len = klb_ip_text(s->flow.family == AF_INET6,
 				 (const u8 *)&s->flow.saddr, hs->ip);
 	http_head_begin(hs);
 	/* The first request's head timeout runs from the accept. */
 	http_arm(hs, HT_HEADER);
-	return 0;
 }
 
 static int http_step(struct http_session *hs)
@@ -605,8 +697,8 @@ static bool http_run(struct klb_l7_session *s)
 	struct http_session *hs = to_hs(s);
 	int r = HS_NEXT;
 
-	if (!hs->hout && http_init(hs))
-		return true;
+	if (!hs->inited)
+		http_init(hs);
 	hs->budget = HTTP_RUN_BUDGET;
 	hs->yield = false;
 	while (r == HS_NEXT)
@@ -628,9 +720,7 @@ static void http_destroy(struct klb_l7_session *s, bool abort)
 	hs->up = NULL;
 	http_put_backend(hs);
 	http_flush_bytes(hs);
-	kvfree(hs->cin.data);
-	kvfree(hs->bin.data);
-	kvfree(hs->hout);
+	http_bufs_put(hs);
 }
 
 const struct klb_l7_session_ops klb_http_session_ops = {

@@ -90,6 +90,9 @@ struct http_session {
 	bool client_keep;		/* the client connection outlives this exchange */
 	bool client_eof;		/* the client shut down its sending side */
 	bool yield;			/* out of budget: run again later */
+	bool inited;			/* http_init() ran */
+	u32 mem;			/* bytes of cin, bin and hout, charged */
+	u8 interim;			/* 1xx responses to this request so far */
 
 	/* The backend connection. */
 	struct klb_upstream *up;
@@ -131,6 +134,14 @@ static inline struct http_session *to_hs(struct klb_l7_session *s)
 {
 	return container_of(s, struct http_session, s);
 }
+
+/*
+ * Interim (1xx) responses a request may get: each one re-arms
+ * http_response_timeout, so without a bound a backend could hold a
+ * session forever. 103 Early Hints and 102 Processing come a few at a
+ * time; Go's HTTP client allows 5.
+ */
+#define KLB_HTTP_MAX_INTERIM	8
 
 /* http_relay.c */
 void http_body_init(struct http_body *b, const struct klb_http_msg *m,

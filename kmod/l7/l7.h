@@ -165,6 +165,14 @@ static inline bool klb_l7_session_stopping(const struct klb_l7_session *s)
 	return READ_ONCE(s->svc->stopping);
 }
 
+/*
+ * Session buffers count against the netns's l7_mem_max_kb: charge @bytes
+ * before allocating them (-ENOBUFS: over the cap, counted as errors
+ * limit on the service), uncharge them when freed.
+ */
+int klb_l7_mem_charge(struct klb_l7_session *s, size_t bytes);
+void klb_l7_mem_uncharge(struct klb_l7_session *s, size_t bytes);
+
 /* The session's sysctls (per netns), for ->run(). */
 static inline const struct klb_sysctl *
 klb_l7_sysctl(const struct klb_l7_session *s)
@@ -213,6 +221,7 @@ struct klb_upstream {
 	struct list_head idle_node;	/* be->idle, under be->idle_lock */
 	struct work_struct idle_work;	/* socket events while parked */
 	struct work_struct reap;	/* frees it when idle_work closed it */
+	struct timer_list idle_timer;	/* queues idle_work when parked too long */
 	unsigned long idle_since;	/* jiffies, when parked */
 	u32 uses;			/* exchanges completed on it */
 	bool parked;			/* on be->idle */
@@ -222,8 +231,11 @@ struct klb_upstream {
 /*
  * A connection to @be whose events queue @work: an idle one from the pool
  * if @reuse and one is there (up->reused is set), else a new one, being
- * connected without blocking. ERR_PTR(-errno) if no socket could even be
- * created or the connect failed at once (e.g. no route).
+ * connected without blocking. A request that must not be sent twice
+ * passes @reuse false: a parked connection may be closing as we send, and
+ * then nothing tells whether the backend saw the request.
+ * ERR_PTR(-errno) if no socket could even be created or the connect
+ * failed at once (e.g. no route).
  */
 struct klb_upstream *klb_upstream_get(struct klb_net *kn,
 				      struct klb_backend *be,
@@ -233,7 +245,9 @@ int klb_upstream_state(struct klb_upstream *up);
 /*
  * The exchange on @up is complete and the connection may be reused: park
  * it in its backend's idle pool (it is closed instead if the pool is full,
- * the backend left its pool, or the connection is not clean).
+ * the backend left its pool, or the connection is not clean). It stays
+ * there at most l7_backend_idle_timeout: a timer closes it then, before
+ * the backend's own keep-alive timeout would (which races with reuse).
  */
 void klb_upstream_park(struct klb_upstream *up);
 /* Close @up (@abort: with a reset) and drop its backend reference. */
@@ -244,6 +258,13 @@ void klb_upstream_close(struct klb_upstream *up, bool abort);
 int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
 			 struct netlink_ext_ack *extack);
 void klb_l7_listener_close(struct klb_service *svc);
+
+/*
+ * net.c: @s's service stopped; if another service took over its listener
+ * (a restore: svc->l7_next), the session moves there and goes on. Only
+ * before a request or hello is routed. Returns whether it moved.
+ */
+bool klb_l7_session_follow(struct klb_l7_session *s);
 
 /* net.c: a new client connection accepted by @svc's listener. */
 void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
@@ -259,6 +280,8 @@ struct klb_l7_net {
 	wait_queue_head_t gone;		/* nsessions reached 0 */
 	struct dst_entry __rcu *local_dst4;	/* steering (net.c), made */
 	struct dst_entry __rcu *local_dst6;	/* by the first L7 service */
+	struct list_head listeners;	/* open listeners, under kn->lock */
+	atomic_long_t mem;		/* bytes of session buffers (l7_mem_max_kb) */
 };
 
 /* ---- fixed sizes -------------------------------------------------------- */

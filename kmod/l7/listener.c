@@ -6,6 +6,14 @@
  * answer from it; net.c's steering delivers the VIP's packets to it.
  * SO_REUSEPORT lets a restore open a service's new listener before the
  * old one is closed, so the VIP never refuses connections in between.
+ * What the old one still holds then goes to the new one (its successor,
+ * found in the netns's list of listeners): the connections waiting in
+ * its accept queue become sessions of the new service instead of being
+ * reset, and the old service's sessions that have not routed anything
+ * yet follow (svc->l7_next, klb_l7_session_follow()). Connections still
+ * in the handshake (SYN received) are the kernel's to move: with
+ * net.ipv4.tcp_migrate_req=1 it hands them to the new listener, whose
+ * accept work we then run; without it they are reset.
  *
  * Accepted sockets inherit the listener's callbacks but, thanks to
  * SK_USER_DATA_NOCOPY, not its user data: until a session attaches to
@@ -21,6 +29,7 @@ struct klb_l7_listener {
 	struct work_struct accept_work;
 	struct klb_net *kn;
 	struct klb_service *svc;	/* owns the listener */
+	struct list_head node;		/* klb_l7_net.listeners, under kn->lock */
 };
 
 static void klb_l7_listen_ready(struct sock *sk)
@@ -96,6 +105,7 @@ int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
 	}
 	klb_obj_inc(KLB_OBJ_L7_LISTENER);
 	INIT_WORK(&l->accept_work, klb_l7_accept_work);
+	INIT_LIST_HEAD(&l->node);
 	l->kn = kn;
 	l->svc = svc;
 	l->s.sock = sock;
@@ -126,6 +136,7 @@ int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
 		goto fail;
 	}
 	svc->listener = l;
+	list_add_tail(&l->node, &kn->l7->listeners);
 	return 0;
 
 fail:
@@ -134,14 +145,48 @@ fail:
 	return err;
 }
 
+/* Another open listener of the same address, port and mode, if any. */
+static struct klb_l7_listener *
+klb_l7_listener_successor(const struct klb_l7_listener *l)
+{
+	const struct klb_service *svc = l->svc, *o;
+	struct klb_l7_listener *n;
+
+	list_for_each_entry(n, &l->kn->l7->listeners, node) {
+		o = n->svc;
+		if (n != l && o->family == svc->family && o->port == svc->port &&
+		    o->mode == svc->mode && !READ_ONCE(o->stopping) &&
+		    !memcmp(&o->addr, &svc->addr, sizeof(o->addr)))
+			return n;
+	}
+	return NULL;
+}
+
+/* Connections waiting in @l's accept queue become sessions of @next's. */
+static void klb_l7_listener_hand_over(struct klb_l7_listener *l,
+				      struct klb_l7_listener *next)
+{
+	struct socket *sock;
+
+	while (!kernel_accept(l->s.sock, &sock, O_NONBLOCK))
+		klb_l7_session_accept(next->kn, next->svc, sock, &next->s);
+}
+
 void klb_l7_listener_close(struct klb_service *svc)
 {
-	struct klb_l7_listener *l = svc->listener;
+	struct klb_l7_listener *l = svc->listener, *next;
 	struct sock *sk;
 
 	if (!l)
 		return;
 	svc->listener = NULL;
+	/* One that failed to open was never listed, and holds nothing. */
+	next = list_empty(&l->node) ? NULL : klb_l7_listener_successor(l);
+	list_del_init(&l->node);
+	if (next && !svc->l7_next) {
+		klb_service_get(next->svc);
+		svc->l7_next = next->svc;
+	}
 
 	sk = l->s.sock->sk;
 	write_lock_bh(&sk->sk_callback_lock);
@@ -149,8 +194,13 @@ void klb_l7_listener_close(struct klb_service *svc)
 	sk->sk_data_ready = l->s.saved_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	cancel_work_sync(&l->accept_work);
-	/* Resets the connections still waiting in the accept queue. */
+	if (next)
+		klb_l7_listener_hand_over(l, next);
+	/* Without a successor, resets the connections still waiting. */
 	sock_release(l->s.sock);
+	/* What the kernel migrated (tcp_migrate_req) raised no event there. */
+	if (next)
+		queue_work(klb_l7_wq, &next->accept_work);
 	kfree(l);
 	klb_obj_dec(KLB_OBJ_L7_LISTENER);
 }

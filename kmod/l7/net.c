@@ -7,6 +7,13 @@
  * that delivers it locally (what a "local" route would give it), so TCP
  * finds the service's listener, bound to the VIP with IP_TRANSPARENT.
  * Replies leave from the VIP the same way a TPROXY socket's do.
+ * Attaching a route skips the input route lookup and with it the kernel's
+ * martian source checks, so steering makes them itself: a packet from a
+ * loopback, unspecified, multicast or broadcast address, or from an
+ * address of the balancer, is dropped (drops bad_source), as routing
+ * would have dropped it. (rp_filter, which the VIP's own route would not
+ * apply either when it is not local, stays the administrator's: see
+ * Documentation/security.md.)
  *
  * Sessions: accepted by a listener, each one is a work item driven by its
  * protocol's ->run(). A session ends in its own work item, which can't
@@ -58,14 +65,49 @@ static struct dst_entry *klb_l7_local_dst6(struct net *net)
 #endif
 }
 
+/* A source that routing would call martian, or one of ours. */
+static bool klb_l7_bad_source4(struct net *net, const struct sk_buff *skb)
+{
+	__be32 saddr = ip_hdr(skb)->saddr;
+
+	if (ipv4_is_loopback(saddr) || ipv4_is_zeronet(saddr) ||
+	    ipv4_is_multicast(saddr) || ipv4_is_lbcast(saddr))
+		return true;
+	/* LOCAL: an address of ours; BROADCAST: a subnet's broadcast. */
+	return inet_addr_type_dev_table(net, skb->dev, saddr) != RTN_UNICAST;
+}
+
+static bool klb_l7_bad_source6(struct net *net, const struct sk_buff *skb)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	const struct in6_addr *saddr = &ipv6_hdr(skb)->saddr;
+	int type = ipv6_addr_type(saddr);
+
+	if (type & (IPV6_ADDR_LOOPBACK | IPV6_ADDR_MULTICAST | IPV6_ADDR_MAPPED))
+		return true;
+	if (type == IPV6_ADDR_ANY)
+		return true;
+	return ipv6_chk_addr(net, saddr, NULL, 0);
+#else
+	return true;
+#endif
+}
+
 unsigned int klb_l7_steer(struct klb_net *kn, struct klb_service *svc,
 			  struct sk_buff *skb)
 {
 	struct dst_entry *dst;
+	bool bad;
 
 	/* Already routed (a local client over lo): leave it alone. */
 	if (skb_dst(skb))
 		return NF_ACCEPT;
+	bad = svc->family == AF_INET ? klb_l7_bad_source4(kn->net, skb) :
+				       klb_l7_bad_source6(kn->net, skb);
+	if (bad) {
+		klb_stats_drop(svc->stats, KLB_DROP_BAD_SOURCE);
+		return NF_DROP;
+	}
 	dst = svc->family == AF_INET ? rcu_dereference(kn->l7->local_dst4) :
 				       rcu_dereference(kn->l7->local_dst6);
 	if (dst) {
@@ -261,7 +303,8 @@ void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
 					   &klb_tls_session_ops;
 	if (!ops->run ||
 	    atomic_read(&svc->active_conns) >=
-	    READ_ONCE(kn->sysctl.l7_max_conns)) {
+	    READ_ONCE(kn->sysctl.l7_max_conns) ||
+	    READ_ONCE(l7->nsessions) >= READ_ONCE(kn->sysctl.l7_max_sessions)) {
 		klb_stats_l7(svc->stats, KLB_L7_ERR_LIMIT);
 		goto refuse;
 	}
@@ -303,6 +346,48 @@ void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
 refuse:
 	sock_no_linger(sock->sk);
 	sock_release(sock);
+}
+
+int klb_l7_mem_charge(struct klb_l7_session *s, size_t bytes)
+{
+	long max = (long)READ_ONCE(s->kn->sysctl.l7_mem_max_kb) * 1024;
+	atomic_long_t *mem = &s->kn->l7->mem;
+
+	if (atomic_long_add_return(bytes, mem) > max) {
+		atomic_long_sub(bytes, mem);
+		klb_stats_l7(s->svc->stats, KLB_L7_ERR_LIMIT);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+void klb_l7_mem_uncharge(struct klb_l7_session *s, size_t bytes)
+{
+	atomic_long_sub(bytes, &s->kn->l7->mem);
+}
+
+bool klb_l7_session_follow(struct klb_l7_session *s)
+{
+	struct klb_service *old = s->svc, *next = old;
+	int hops;
+
+	/* Restores in a row: each service names the one after it. */
+	for (hops = 0; hops < 8 && READ_ONCE(next->stopping); hops++) {
+		next = READ_ONCE(next->l7_next);
+		if (!next || next->mode != old->mode)
+			return false;
+	}
+	if (next == old || READ_ONCE(next->stopping))
+		return false;
+	klb_service_get(next);
+	atomic_inc(&next->active_conns);
+	/* klb_l7_sessions_kick() reads it under the lock. */
+	spin_lock_bh(&s->kn->l7->lock);
+	s->svc = next;
+	spin_unlock_bh(&s->kn->l7->lock);
+	atomic_dec(&old->active_conns);
+	klb_service_put(old);
+	return true;
 }
 
 /* Wake the sessions of @svc (NULL: all) so they notice stopping/aborted. */
@@ -399,6 +484,7 @@ int klb_l7_net_init(struct klb_net *kn)
 		return -ENOMEM;
 	spin_lock_init(&l7->lock);
 	INIT_LIST_HEAD(&l7->sessions);
+	INIT_LIST_HEAD(&l7->listeners);
 	init_waitqueue_head(&l7->gone);
 	kn->l7 = l7;
 	return 0;

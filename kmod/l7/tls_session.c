@@ -8,7 +8,9 @@
  * its first bytes: the backend sees exactly what the client sent. From
  * then on the session relays both ways, socket to socket without a copy
  * (klb_l7_splice()), passing a half-close on, until both directions are
- * done. Memory is what the two sockets' buffers hold, nothing more.
+ * done. Memory is what the two sockets' buffers hold, nothing more: the
+ * hello's buffer is allocated when its first byte is there, counted
+ * against l7_mem_max_kb, and freed as soon as the hello is sent.
  */
 #include <linux/slab.h>
 
@@ -51,18 +53,35 @@ static struct klb_tls_session *klb_tls(struct klb_l7_session *s)
 	return container_of(s, struct klb_tls_session, s);
 }
 
-static int klb_tls_grow(struct klb_tls_dir *d, u32 cap)
+static int klb_tls_grow(struct klb_tls_session *t, struct klb_tls_dir *d,
+			u32 cap)
 {
 	u8 *buf;
 
 	if (cap <= d->cap)
 		return 0;
+	if (klb_l7_mem_charge(&t->s, cap - d->cap))
+		return -ENOBUFS;
 	buf = krealloc(d->buf, cap, GFP_KERNEL);
-	if (!buf)
+	if (!buf) {
+		klb_l7_mem_uncharge(&t->s, cap - d->cap);
 		return -ENOMEM;
+	}
 	d->buf = buf;
 	d->cap = cap;
 	return 0;
+}
+
+static void klb_tls_hello_free(struct klb_tls_session *t)
+{
+	struct klb_tls_dir *d = &t->c2b;
+
+	kfree(d->buf);
+	klb_l7_mem_uncharge(&t->s, d->cap);
+	d->buf = NULL;
+	d->cap = 0;
+	d->off = 0;
+	d->len = 0;
 }
 
 static bool klb_tls_fail(struct klb_tls_session *t, enum klb_l7_ctr why)
@@ -96,6 +115,9 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 		in.sni = (const u8 *)t->hello.sni;
 		in.sni_len = t->hello.sni_len;
 	}
+	/* Its service stopped: the one that took its address over (restore). */
+	if (klb_l7_session_stopping(s))
+		klb_l7_session_follow(s);
 	t->be = klb_l7_pick(s, &in, avoid, NULL);
 	if (avoid)
 		klb_backend_put(avoid);
@@ -117,9 +139,13 @@ static bool klb_tls_read_hello(struct klb_tls_session *t)
 
 	if (klb_l7_session_expired(s))
 		return klb_tls_fail(t, KLB_L7_ERR_TIMEOUT);
+	/* No buffer before the first byte: idle connections hold none. */
+	if (!d->buf && !klb_l7_readable(&s->client))
+		return klb_l7_sock_dead(&s->client) ?
+		       klb_tls_fail(t, KLB_L7_ERR_RESET) : false;
 	for (;;) {
 		need = t->hello.need ? t->hello.need : 5;
-		if (klb_tls_grow(d, max_t(u32, need, 512)))
+		if (klb_tls_grow(t, d, max_t(u32, need, 512)))
 			return true;
 		if (d->len < need) {
 			n = klb_l7_recv(&s->client, d->buf + d->len, need - d->len);
@@ -217,6 +243,9 @@ static bool klb_tls_relay(struct klb_tls_session *t)
 	int e1, e2;
 
 	e1 = klb_tls_pump(&s->client, &t->up->s, &t->c2b, &progress, &in);
+	/* The hello is sent: its buffer is not needed for the session's life. */
+	if (t->c2b.buf && t->c2b.off == t->c2b.len)
+		klb_tls_hello_free(t);
 	e2 = klb_tls_pump(&t->up->s, &s->client, &t->b2c, &progress, &out);
 	if (in || out)
 		klb_stats_l7_bytes(s->svc->stats, in, out);
@@ -268,7 +297,7 @@ static void klb_tls_destroy(struct klb_l7_session *s, bool abort)
 		atomic_dec(&t->be->active_conns);
 	if (t->be)
 		klb_backend_put(t->be);
-	kfree(t->c2b.buf);
+	klb_tls_hello_free(t);
 }
 
 const struct klb_l7_session_ops klb_tls_session_ops = {

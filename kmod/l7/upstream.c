@@ -13,6 +13,12 @@
  * re-checks the same, so a connection handed out is established and
  * quiet; the backend may still close it at that very moment, which the
  * session handles as a reset before the first response byte (retry).
+ *
+ * That moment comes when the backend's keep-alive timeout runs out, so a
+ * connection is parked for at most l7_backend_idle_timeout (a timer closes
+ * it, and one past its age is never handed out), which should be below
+ * the backends' own; and requests that must not be retried never take a
+ * parked connection at all (klb_upstream_get()'s @reuse).
  */
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -30,6 +36,21 @@ static bool klb_upstream_clean(const struct klb_upstream *up)
 	       !klb_l7_readable(&up->s);
 }
 
+/* Parked longer than l7_backend_idle_timeout. */
+static bool klb_upstream_too_old(const struct klb_upstream *up)
+{
+	unsigned long age = READ_ONCE(up->kn->sysctl.l7_backend_idle_timeout);
+
+	return time_after_eq(jiffies, up->idle_since + age * HZ);
+}
+
+static void klb_upstream_idle_timer(struct timer_list *t)
+{
+	struct klb_upstream *up = from_timer(up, t, idle_timer);
+
+	queue_work(klb_l7_wq, &up->idle_work);
+}
+
 static void klb_upstream_free(struct klb_upstream *up)
 {
 	klb_backend_put(up->be);
@@ -43,6 +64,7 @@ static void klb_upstream_reap(struct work_struct *work)
 	struct klb_upstream *up = container_of(work, struct klb_upstream,
 					       reap);
 
+	del_timer_sync(&up->idle_timer);
 	cancel_work_sync(&up->idle_work);
 	klb_upstream_free(up);
 }
@@ -50,6 +72,8 @@ static void klb_upstream_reap(struct work_struct *work)
 void klb_upstream_close(struct klb_upstream *up, bool abort)
 {
 	klb_l7_sock_release(&up->s, abort);
+	/* The timer may still run from when it was parked: it queues idle_work. */
+	del_timer_sync(&up->idle_timer);
 	cancel_work_sync(&up->idle_work);
 	klb_upstream_free(up);
 }
@@ -59,10 +83,18 @@ static void klb_upstream_idle_work(struct work_struct *work)
 	struct klb_upstream *up = container_of(work, struct klb_upstream,
 					       idle_work);
 	struct klb_backend *be = up->be;
+	bool abort;
 
 	spin_lock_bh(&be->idle_lock);
 	/* Taken by a session meanwhile: the event is now its business. */
-	if (!up->parked || klb_upstream_clean(up)) {
+	if (!up->parked) {
+		spin_unlock_bh(&be->idle_lock);
+		return;
+	}
+	if (klb_upstream_clean(up) && !klb_upstream_too_old(up)) {
+		/* An event, or the timeout was raised since: wait on. */
+		mod_timer(&up->idle_timer, up->idle_since +
+			  READ_ONCE(up->kn->sysctl.l7_backend_idle_timeout) * HZ);
 		spin_unlock_bh(&be->idle_lock);
 		return;
 	}
@@ -71,11 +103,16 @@ static void klb_upstream_idle_work(struct work_struct *work)
 	up->parked = false;
 	spin_unlock_bh(&be->idle_lock);
 
-	klb_l7_sock_release(&up->s, !klb_l7_sock_dead(&up->s));
+	/* Too old but clean: a graceful close, the backend did nothing wrong. */
+	abort = !klb_upstream_clean(up) && !klb_l7_sock_dead(&up->s);
+	klb_l7_sock_release(&up->s, abort);
 	queue_work(klb_l7_wq, &up->reap);
 }
 
-/* Take the most recently parked clean connection of @be, if any. */
+/*
+ * Take the most recently parked clean connection of @be, if any; the
+ * ones that are not clean, or too old (the rest of the list then), go.
+ */
 static struct klb_upstream *klb_upstream_unpark(struct klb_backend *be)
 {
 	struct klb_upstream *up, *found = NULL;
@@ -86,7 +123,7 @@ static struct klb_upstream *klb_upstream_unpark(struct klb_backend *be)
 					      idle_node))) {
 		be->nidle--;
 		up->parked = false;
-		if (klb_upstream_clean(up)) {
+		if (klb_upstream_clean(up) && !klb_upstream_too_old(up)) {
 			list_del_init(&up->idle_node);
 			found = up;
 			break;
@@ -98,7 +135,7 @@ static struct klb_upstream *klb_upstream_unpark(struct klb_backend *be)
 	while ((up = list_first_entry_or_null(&stale, struct klb_upstream,
 					      idle_node))) {
 		list_del_init(&up->idle_node);
-		klb_upstream_close(up, true);
+		klb_upstream_close(up, !klb_upstream_clean(up));
 	}
 	return found;
 }
@@ -161,6 +198,7 @@ struct klb_upstream *klb_upstream_get(struct klb_net *kn,
 	INIT_LIST_HEAD(&up->idle_node);
 	INIT_WORK(&up->idle_work, klb_upstream_idle_work);
 	INIT_WORK(&up->reap, klb_upstream_reap);
+	timer_setup(&up->idle_timer, klb_upstream_idle_timer, 0);
 	tcp_sock_set_nodelay(sock->sk);
 	klb_l7_sock_attach(&up->s, sock, work, NULL);
 
@@ -213,6 +251,8 @@ void klb_upstream_park(struct klb_upstream *up)
 	up->parked = true;
 	up->reused = false;
 	up->idle_since = jiffies;
+	mod_timer(&up->idle_timer, up->idle_since +
+		  READ_ONCE(up->kn->sysctl.l7_backend_idle_timeout) * HZ);
 	spin_unlock_bh(&be->idle_lock);
 }
 

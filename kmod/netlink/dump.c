@@ -126,6 +126,9 @@ static int klb_nl_put_stats(struct sk_buff *skb, int type,
 			       KLB_STATS_A_PAD) ||
 	     nla_put_u64_64bit(skb, KLB_STATS_A_PERSIST_FULL,
 			       sum->drops[KLB_DROP_PERSIST_FULL],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_BAD_SOURCE,
+			       sum->drops[KLB_DROP_BAD_SOURCE],
 			       KLB_STATS_A_PAD)))
 		goto err;
 	if (l7 && klb_nl_put_l7(skb, sum))

@@ -124,7 +124,7 @@ struct family {
 	const char *help;
 	bool l7;
 	const char *label;			/* extra label name, or NULL */
-	struct { const char *value; int attr; } s[6];	/* attr 0 ends */
+	struct { const char *value; int attr; } s[8];	/* attr 0 ends */
 };
 
 static const struct family counter_families[] = {
@@ -142,7 +142,8 @@ static const struct family counter_families[] = {
 			     { "bad_packet", KLB_STATS_A_DROP_BAD_PACKET },
 			     { "no_port", KLB_STATS_A_DROP_NO_PORT },
 			     { "no_route", KLB_STATS_A_DROP_NO_ROUTE },
-			     { "too_big", KLB_STATS_A_DROP_TOO_BIG } } },
+			     { "too_big", KLB_STATS_A_DROP_TOO_BIG },
+			     { "bad_source", KLB_STATS_A_DROP_BAD_SOURCE } } },
 	{ "persist_full_total", "counter",
 	  "New connections scheduled without persistence: net.klb.persist_max was reached (services only).",
 	  false, NULL, { { NULL, KLB_STATS_A_PERSIST_FULL } } },

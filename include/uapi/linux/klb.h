@@ -253,6 +253,7 @@ enum klb_stats_attr {
 	KLB_STATS_A_DROP_NO_ROUTE,	/* u64, service only: dr/tun/fnat no path */
 	KLB_STATS_A_DROP_TOO_BIG,	/* u64, service only: answered with ICMP */
 	KLB_STATS_A_PERSIST_FULL,	/* u64, service only: persist_max reached */
+	KLB_STATS_A_DROP_BAD_SOURCE,	/* u64, service only: L7, martian source */
 
 	__KLB_STATS_A_MAX
 };

@@ -293,6 +293,7 @@ static void put_xff_append(struct rw_out *o, const u8 *buf,
 int klb_http_rewrite_req(const u8 *buf, const struct klb_http_msg *m,
 			 const u8 *ip, u32 ip_len, u8 *out, u32 cap)
 {
+	bool absolute = m->target_form == KLB_HTTP_T_ABSOLUTE;
 	struct rw_out o = { .p = out, .cap = cap };
 	bool conn = has_connection(buf, m);
 	struct rw_line l;
@@ -300,8 +301,20 @@ int klb_http_rewrite_req(const u8 *buf, const struct klb_http_msg *m,
 
 	pos = put_start_line(&o, buf, m);
 	xff = last_xff(buf, m, pos, conn);
+	/*
+	 * absolute-form: we routed by the target's authority, so the backend
+	 * must see that one as Host, not whatever Host the client also sent
+	 * (RFC 9112 section 3.2.2: a proxy replaces Host with it).
+	 */
+	if (absolute) {
+		put_lit(&o, "Host: ");
+		put(&o, buf + m->host.off, m->host.len);
+		put_lit(&o, "\r\n");
+	}
 	for (; rw_line(buf, m, pos, &l); pos = l.next) {
 		if (hop_by_hop(buf, m, &l, conn, true))
+			continue;
+		if (absolute && NAME_IS(buf, &l, "host"))
 			continue;
 		if (xff && l.start == xff)
 			put_xff_append(&o, buf, &l, ip, ip_len);

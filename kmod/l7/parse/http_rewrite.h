@@ -13,6 +13,11 @@
  *    protocols behind the proxy's back. Content-Length, Transfer-Encoding
  *    and Host are never dropped, even when named: the framing we parsed
  *    must be the framing the backend sees.
+ *  - an absolute-form request (GET http://host/path) is routed by the
+ *    target's authority, so its Host fields are replaced by one Host
+ *    with that authority (RFC 9112 section 3.2.2), first after the start
+ *    line: the backend sees the host the request was routed by. That
+ *    field adds up to the authority's length to the head.
  *  - requests get X-Forwarded-For (the client address appended to the
  *    last such field, or a new field), and HTTP/1.0 requests ask for a
  *    persistent backend connection ("Connection: keep-alive").

@@ -293,12 +293,21 @@ static const struct rw_case req_cases[] = {
 	{ "leading CRLFs before the request are not forwarded",
 	  "\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n",
 	  "GET / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 192.0.2.1\r\n\r\n" },
-	{ "absolute-form target and Expect forwarded as is",
+	{ "absolute-form target and Expect forwarded as is, Host from it",
 	  "PUT http://h:8080/u HTTP/1.1\r\nHost: h:8080\r\n"
 	  "Expect: 100-continue\r\nContent-Length: 10\r\n\r\n",
 	  "PUT http://h:8080/u HTTP/1.1\r\nHost: h:8080\r\n"
 	  "Expect: 100-continue\r\nContent-Length: 10\r\n"
 	  "X-Forwarded-For: 192.0.2.1\r\n\r\n" },
+	{ "absolute-form: a different Host is replaced by the authority",
+	  "GET http://a.example:81/p?q HTTP/1.1\r\nAccept: */*\r\n"
+	  "HOST: b.example\r\n\r\n",
+	  "GET http://a.example:81/p?q HTTP/1.1\r\nHost: a.example:81\r\n"
+	  "Accept: */*\r\nX-Forwarded-For: 192.0.2.1\r\n\r\n" },
+	{ "absolute-form HTTP/1.0 without Host: the authority is added",
+	  "GET https://a.example/ HTTP/1.0\r\n\r\n",
+	  "GET https://a.example/ HTTP/1.0\r\nHost: a.example\r\n"
+	  "X-Forwarded-For: 192.0.2.1\r\nConnection: keep-alive\r\n\r\n" },
 };
 
 static void check_case(const struct rw_case *c, const char *want, bool resp,

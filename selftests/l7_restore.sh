@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# http mode across `klbctl restore` (issue 22, item 9): a restore replaces
+# every service, the L7 ones by opening the new listener next to the old
+# one (SO_REUSEPORT) and closing the old. Client connections that the old
+# service accepted but that had not sent a request yet, and connections
+# still waiting in the old listener's accept queue, belong to nobody's
+# exchange: they must be served by the new service, not closed or reset.
+#   20 client connections opened (nothing sent), restore, then a GET on
+#     each: 20 answers of 200
+#   4 clients opening connections in a loop while 6 restores run: every
+#     request answered 200, no reset, no empty reply
+# Backend: l7_backend.py in be1.
+# Skips (exit 4) while klbctl or the kernel cannot create an http service.
+source "$(dirname "$0")/lib.sh"
+klb_test_init "http mode: connections opened before or during a restore are served"
+
+klb_load
+l7_require http
+
+topo_setup 1
+l7be_start 1
+B1=$(be4 1)
+
+cfg() { check "klbctl $*" klbctl "$@"; }
+cfg pool add pa
+cfg backend add pa $B1:80
+cfg service add web vip $VIP4:80 proto tcp mode http pool pa
+# the idle connections below must outlive the first request's head timeout
+l7_sysctl http_header_timeout=120
+klbctl save >"$TMPD/a.conf"
+active() { klbctl -j -s service show | jq -r '.[] | select(.name == "web") | .stats.active_conns'; }
+check "the configuration saved" test -s "$TMPD/a.conf"
+
+# ---- connections accepted by the old service, no request yet ----------------------
+cli "$PY" - "$VIP4" 20 "$TMPD/go" >"$TMPD/idle.out" 2>&1 <<-'PYEOF' &
+	import http.client, os, socket, sys, time
+	vip, n, go = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+	conns = []
+	for i in range(n):
+	    c = http.client.HTTPConnection(vip, 80, timeout=10)
+	    c.connect()
+	    conns.append(c)
+	print("open", n, flush=True)
+	while not os.path.exists(go):
+	    time.sleep(0.05)
+	for i, c in enumerate(conns):
+	    try:
+	        c.request("GET", "/idle/%d" % i)
+	        print(c.getresponse().status, flush=True)
+	    except Exception as e:
+	        print("000", type(e).__name__, flush=True)
+PYEOF
+ipid=$!
+poll_until 30 grep -q '^open' "$TMPD/idle.out" || diag "the idle connections did not open"
+poll_until 20 eval '[ "$(active)" -ge 20 ]' ||
+	diag "the service has $(active) connections open"
+check "restore with 20 connections accepted and idle" klbctl restore -f "$TMPD/a.conf"
+touch "$TMPD/go"
+wait $ipid
+diag "idle connections after the restore: $(grep -v open "$TMPD/idle.out" | sort | uniq -c | tr '\n' ' ')"
+check_eq "20 connections opened before the restore: each answered 200 after it" \
+	"$(grep -c '^200$' "$TMPD/idle.out")" 20
+
+# ---- new connections while restores run -------------------------------------------------
+rm -f "$TMPD/go"
+cli "$PY" - "$VIP4" 4 "$TMPD/go" >"$TMPD/loop.out" 2>&1 <<-'PYEOF' &
+	import http.client, os, sys, threading
+	vip, nthr, stop = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+	lock = threading.Lock()
+	res = {}
+	def run(t):
+	    i = 0
+	    while not os.path.exists(stop):
+	        c = http.client.HTTPConnection(vip, 80, timeout=10)
+	        try:
+	            c.request("GET", "/loop/%d/%d" % (t, i))
+	            k = str(c.getresponse().status)
+	        except Exception as e:
+	            k = type(e).__name__
+	        c.close()
+	        with lock:
+	            res[k] = res.get(k, 0) + 1
+	        i += 1
+	th = [threading.Thread(target=run, args=(t,)) for t in range(nthr)]
+	for t in th:
+	    t.start()
+	for t in th:
+	    t.join()
+	for k, v in sorted(res.items()):
+	    print(k, v)
+PYEOF
+lpid=$!
+q0=$(l7_stat web .requests)
+poll_until 30 eval '[ $(( $(l7_stat web .requests) - q0 )) -ge 20 ]' || diag "the client loop is slow to start"
+fails=0
+for i in 1 2 3 4 5 6; do
+	klbctl restore -f "$TMPD/a.conf" || fails=$((fails + 1))
+	sleep 0.3
+done
+check_eq "6 restores under a connection loop" $fails 0
+touch "$TMPD/go"
+wait $lpid
+diag "loop results: $(tr '\n' ' ' <"$TMPD/loop.out")"
+check "the loop made requests" grep -q '^200 ' "$TMPD/loop.out"
+check_eq "every request of the loop answered 200 (no reset, no empty reply)" \
+	"$(grep -v '^200 ' "$TMPD/loop.out" | tr '\n' ' ')" ""
