@@ -28,6 +28,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/workqueue.h>
 #include <linux/netfilter.h>
 #include <linux/rcupdate.h>
 #include <net/dst.h>
@@ -46,6 +47,8 @@ struct klb_sched_table;
 struct klb_rule_set;
 struct klb_l7_listener;
 struct klb_l7_net;
+struct klb_check_cfg;
+struct klb_probe;
 
 /* ---- objects ----------------------------------------------------------- */
 
@@ -67,6 +70,16 @@ struct klb_backend {
 	spinlock_t dr_lock;		/* replaces dr_dst */
 	struct dst_entry __rcu *dr_dst;	/* a reference held; checked per use */
 	u32 dr_cookie;			/* IPv6 route cookie for dst_check() */
+	/*
+	 * Health (health/): written by the backend's probe work only, read
+	 * by the table build and by dumps, with single loads and stores.
+	 */
+	u8 health;			/* enum klb_backend_health */
+	u32 check_err;			/* the last failure (health/probe.h) */
+	u64 check_ok;
+	u64 check_fail;
+	unsigned long health_changed;	/* jiffies */
+	struct klb_probe *probe;	/* its active check, or NULL */
 	struct kref ref;
 	struct rcu_head rcu;
 };
@@ -79,8 +92,27 @@ struct klb_pool {
 	u32 nbackends;
 	u32 users;			/* services using this pool */
 	struct klb_sched_table __rcu *table;	/* what the datapath picks from */
+	/* Active check (health/), under klb_net->lock; NULL: none. */
+	struct klb_check_cfg *check;
+	u8 all_unhealthy;		/* enum klb_all_unhealthy */
+	bool health_live;		/* linked in: its probes may run */
+	unsigned long health_dirty;	/* bit 0: republish the table */
 	struct rcu_head rcu;
 };
+
+/*
+ * May new connections go to @be? The one predicate of the table build:
+ * operator up, a weight, and not unhealthy (@ignore_health: the pool
+ * fails open, all its backends being unhealthy).
+ */
+static inline bool klb_backend_usable(const struct klb_backend *be,
+				      bool ignore_health)
+{
+	return READ_ONCE(be->state) == KLB_BACKEND_UP &&
+	       READ_ONCE(be->weight) > 0 &&
+	       (ignore_health ||
+		READ_ONCE(be->health) != KLB_HEALTH_UNHEALTHY);
+}
 
 struct klb_service {
 	struct hlist_node vip_node;	/* klb_net->svc_hash (l4/vip.c), RCU */
@@ -156,6 +188,8 @@ struct klb_net {
 	struct klb_l7_net *l7;		/* l7/net.c: sessions, local route */
 	struct klb_sysctl sysctl;
 	struct ctl_table_header *sysctl_hdr;
+	/* health/: republishes the tables of pools whose health changed */
+	struct delayed_work health_work;
 };
 
 extern unsigned int klb_net_id;	/* netns.c */

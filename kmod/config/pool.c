@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "config/pool.h"
+#include "health/health.h"
 #include "l4/conn.h"
 #include "l7/engine.h"
 #include "l7/route.h"
@@ -25,29 +26,6 @@ struct klb_pool *klb_pool_find(struct list_head *pools, const char *name)
 		if (!strcmp(pool->name, name))
 			return pool;
 	return NULL;
-}
-
-/* Build a table from the current backend list and publish it. */
-static int klb_pool_publish_sched(struct klb_net *kn, struct klb_pool *pool,
-				  u8 sched)
-{
-	struct klb_sched_table *new, *old;
-
-	klb_assert_locked(kn);
-
-	new = klb_sched_table_build(sched, &pool->backends);
-	if (IS_ERR(new))
-		return PTR_ERR(new);
-	old = rcu_replace_pointer(pool->table, new,
-				  lockdep_is_held(&kn->lock));
-	if (old)
-		klb_sched_table_free(old);
-	return 0;
-}
-
-int klb_pool_publish(struct klb_net *kn, struct klb_pool *pool)
-{
-	return klb_pool_publish_sched(kn, pool, pool->sched);
 }
 
 struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
@@ -65,7 +43,7 @@ struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
 	INIT_LIST_HEAD(&pool->backends);
 
 	/* Even an empty pool has a table: the datapath never sees NULL. */
-	err = klb_pool_publish_sched(kn, pool, sched);
+	err = klb_sched_publish_sched(kn, pool, sched);
 	if (err) {
 		kfree(pool);
 		return ERR_PTR(err);
@@ -79,13 +57,14 @@ void klb_pool_add(struct klb_net *kn, struct klb_pool *pool)
 	klb_assert_locked(kn);
 	list_add_tail(&pool->node, &kn->pools);
 	kn->npools++;
+	klb_health_pool_start(kn, pool);
 }
 
 int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched)
 {
 	int err;
 
-	err = klb_pool_publish_sched(kn, pool, sched);
+	err = klb_sched_publish_sched(kn, pool, sched);
 	if (!err)
 		pool->sched = sched;
 	return err;
@@ -109,6 +88,8 @@ void klb_pool_destroy(struct klb_net *kn, struct klb_pool *pool, bool live)
 	klb_assert_locked(kn);
 	WARN_ON_ONCE(pool->users);
 
+	/* Probes first: none runs on a backend being let go. */
+	klb_health_pool_free(kn, pool);
 	t = rcu_dereference_protected(pool->table, lockdep_is_held(&kn->lock));
 	klb_sched_table_free(t);
 
@@ -230,7 +211,7 @@ static struct klb_service *klb_pool_nat_user(struct klb_net *kn,
 
 /*
  * Check and append a backend without publishing a new table: the caller
- * does (klb_pool_publish), once for any number of appended backends.
+ * does (klb_sched_publish), once for any number of appended backends.
  */
 int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 		       const struct klb_backend_cfg *cfg,
@@ -275,6 +256,10 @@ int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 	be->weight = cfg->has_weight ? cfg->weight : 1;
 	be->state = cfg->has_state ? cfg->state : KLB_BACKEND_UP;
 	atomic_set(&be->active_conns, 0);
+	if (klb_health_backend_added(kn, pool, be)) {
+		klb_backend_put(be);
+		return -ENOMEM;
+	}
 
 	list_add_tail(&be->pool_node, &pool->backends);
 	pool->nbackends++;
@@ -291,12 +276,13 @@ int klb_backend_add(struct klb_net *kn, struct klb_pool *pool,
 	err = klb_backend_append(kn, pool, cfg, extack);
 	if (err)
 		return err;
-	err = klb_pool_publish(kn, pool);
+	err = klb_sched_publish(kn, pool);
 	if (err) {
 		be = list_last_entry(&pool->backends, struct klb_backend,
 				     pool_node);
 		list_del(&be->pool_node);
 		pool->nbackends--;
+		klb_health_backend_removed(kn, be);
 		klb_backend_put(be);
 	}
 	return err;
@@ -335,7 +321,7 @@ int klb_backend_set(struct klb_net *kn, struct klb_pool *pool,
 		WRITE_ONCE(be->weight, cfg->weight);
 	if (cfg->has_state)
 		WRITE_ONCE(be->state, cfg->state);
-	err = klb_pool_publish(kn, pool);
+	err = klb_sched_publish(kn, pool);
 	if (err) {
 		WRITE_ONCE(be->weight, weight);
 		WRITE_ONCE(be->state, state);
@@ -359,12 +345,13 @@ int klb_backend_del(struct klb_net *kn, struct klb_pool *pool,
 
 	prev = be->pool_node.prev;
 	list_del(&be->pool_node);
-	err = klb_pool_publish(kn, pool);
+	err = klb_sched_publish(kn, pool);
 	if (err) {
 		list_add(&be->pool_node, prev);
 		return err;
 	}
 	pool->nbackends--;
+	klb_health_backend_removed(kn, be);
 	/* Its idle keep-alive connections close; none is parked any more. */
 	klb_l7_backend_removed(kn, be);
 

@@ -24,8 +24,6 @@ struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
 				 u8 sched);
 /* Link a pool built by klb_pool_create() into the live configuration. */
 void klb_pool_add(struct klb_net *kn, struct klb_pool *pool);
-/* Build and publish a new table from the backend list. */
-int klb_pool_publish(struct klb_net *kn, struct klb_pool *pool);
 int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched);
 /* Unlink and free @pool, refused (-EBUSY, with a message) while in use. */
 int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
@@ -33,7 +31,7 @@ int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
 /* Free an unlinked pool nobody uses; @live: the netns is running. */
 void klb_pool_destroy(struct klb_net *kn, struct klb_pool *pool, bool live);
 
-/* Check and add a backend without publishing (klb_pool_publish does). */
+/* Check and add a backend without publishing (klb_sched_publish does). */
 int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 		       const struct klb_backend_cfg *cfg,
 		       struct netlink_ext_ack *extack);

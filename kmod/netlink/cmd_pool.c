@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* POOL_* and BACKEND_*: one pool, or one backend of a pool. */
+#include "netlink/check.h"
 #include "netlink/cmds.h"
 #include "netlink/parse.h"
 #include "netlink/policy.h"
@@ -56,23 +57,47 @@ int klb_nl_pool_new(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/* SCHED, CHECK, ALL_UNHEALTHY: whichever are given, all checked first. */
 int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct klb_net *kn = klb_nl_net(info);
 	struct nlattr *tb[KLB_POOL_A_MAX + 1];
+	struct klb_check_cfg *check = NULL;
 	struct klb_pool *pool;
-	int err;
+	bool none = false;
+	int err = 0;
 
 	pool = klb_nl_pool_req(kn, info, tb);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
-	if (klb_nl_missing(info->extack, info->attrs[KLB_A_POOL], tb,
-			   KLB_POOL_A_SCHED, "pool scheduler"))
+	if (!tb[KLB_POOL_A_SCHED] && !tb[KLB_POOL_A_CHECK] &&
+	    !tb[KLB_POOL_A_ALL_UNHEALTHY]) {
+		klb_err(info->extack, info->attrs[KLB_A_POOL],
+			"nothing to change: missing pool scheduler, check or all-unhealthy");
 		return -EINVAL;
-	/* The policy checked the range. */
-	err = klb_pool_set_sched(kn, pool, nla_get_u8(tb[KLB_POOL_A_SCHED]));
+	}
+	if (tb[KLB_POOL_A_CHECK]) {
+		check = kmalloc(sizeof(*check), GFP_KERNEL);
+		if (!check)
+			return -ENOMEM;
+		err = klb_nl_parse_check(tb[KLB_POOL_A_CHECK], check, &none,
+					 info->extack);
+		if (err)
+			goto out;
+	}
+	/* The policy checked the ranges. */
+	if (tb[KLB_POOL_A_SCHED])
+		err = klb_pool_set_sched(kn, pool,
+					 nla_get_u8(tb[KLB_POOL_A_SCHED]));
+	if (!err && tb[KLB_POOL_A_CHECK])
+		err = klb_health_set_check(kn, pool, none ? NULL : check);
+	if (!err && tb[KLB_POOL_A_ALL_UNHEALTHY])
+		err = klb_health_set_all_unhealthy(kn, pool,
+				nla_get_u8(tb[KLB_POOL_A_ALL_UNHEALTHY]));
 	if (!err)
 		klb_config_changed(kn);
+out:
+	kfree(check);
 	return err;
 }
 

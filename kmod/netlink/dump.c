@@ -14,6 +14,7 @@
 #include "config/service.h"
 #include "l4/conn.h"
 #include "l7/route.h"
+#include "netlink/check.h"
 #include "netlink/cmds.h"
 #include "netlink/dump.h"
 
@@ -51,7 +52,23 @@ static size_t klb_nl_backend_size(void)
 	       nla_total_size(sizeof(u16)) +		/* PORT */
 	       nla_total_size(sizeof(u32)) +		/* WEIGHT */
 	       nla_total_size(sizeof(u8)) +		/* STATE */
-	       klb_nl_stats_size();
+	       klb_nl_stats_size() +
+	       nla_total_size(sizeof(u8)) +		/* HEALTH */
+	       2 * nla_total_size_64bit(sizeof(u64)) +	/* CHECK_OK, _FAIL */
+	       nla_total_size(sizeof(u32)) +		/* HEALTH_AGE */
+	       nla_total_size(64);			/* CHECK_ERROR */
+}
+
+/* KLB_POOL_A_CHECK at its largest, and ALL_UNHEALTHY. */
+static size_t klb_nl_check_size(void)
+{
+	return nla_total_size(0) + 3 * nla_total_size(sizeof(u8)) +
+	       nla_total_size(sizeof(u16)) * 2 +
+	       nla_total_size(sizeof(u32)) * 2 +
+	       nla_total_size(KLB_CHECK_PATH_MAX) +
+	       nla_total_size(KLB_CHECK_HOST_MAX) * 2 +
+	       nla_total_size(KLB_CHECK_BODY_MAX) +
+	       nla_total_size(sizeof(u8));
 }
 
 /* KLB_STATS_A_L7: the L7 counters, in the same order as enum klb_l7_ctr. */
@@ -146,7 +163,29 @@ int klb_nl_put_addr(struct sk_buff *skb, int type4, int type6, u16 family,
 	return nla_put_in6_addr(skb, type6, &addr->in6);
 }
 
+/* What the pool's check says of @be (nothing without a check). */
+static int klb_nl_put_health(struct sk_buff *skb, const struct klb_pool *pool,
+			     const struct klb_backend *be)
+{
+	unsigned long age = jiffies - READ_ONCE(be->health_changed);
+	char err[64];
+
+	if (!pool->check)
+		return 0;
+	klb_health_error(be, pool->check->kind, err, sizeof(err));
+	if (nla_put_u8(skb, KLB_BACKEND_A_HEALTH, READ_ONCE(be->health)) ||
+	    nla_put_u64_64bit(skb, KLB_BACKEND_A_CHECK_OK,
+			      READ_ONCE(be->check_ok), KLB_BACKEND_A_PAD) ||
+	    nla_put_u64_64bit(skb, KLB_BACKEND_A_CHECK_FAIL,
+			      READ_ONCE(be->check_fail), KLB_BACKEND_A_PAD) ||
+	    nla_put_u32(skb, KLB_BACKEND_A_HEALTH_AGE, age / HZ) ||
+	    (err[0] && nla_put_string(skb, KLB_BACKEND_A_CHECK_ERROR, err)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int klb_nl_put_backend(struct sk_buff *skb,
+			      const struct klb_pool *pool,
 			      const struct klb_backend *be)
 {
 	struct klb_stats_sum sum;
@@ -162,7 +201,8 @@ static int klb_nl_put_backend(struct sk_buff *skb,
 	    nla_put_u16(skb, KLB_BACKEND_A_PORT, ntohs(be->port)) ||
 	    nla_put_u32(skb, KLB_BACKEND_A_WEIGHT, be->weight) ||
 	    nla_put_u8(skb, KLB_BACKEND_A_STATE, be->state) ||
-	    klb_nl_put_stats(skb, KLB_BACKEND_A_STATS, &sum, false, true)) {
+	    klb_nl_put_stats(skb, KLB_BACKEND_A_STATS, &sum, false, true) ||
+	    klb_nl_put_health(skb, pool, be)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -195,7 +235,9 @@ static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
 	pnest = nla_nest_start(skb, KLB_A_POOL);
 	if (!pnest ||
 	    nla_put_string(skb, KLB_POOL_A_NAME, pool->name) ||
-	    nla_put_u8(skb, KLB_POOL_A_SCHED, pool->sched))
+	    nla_put_u8(skb, KLB_POOL_A_SCHED, pool->sched) ||
+	    nla_put_u8(skb, KLB_POOL_A_ALL_UNHEALTHY, pool->all_unhealthy) ||
+	    (pool->check && klb_nl_put_check(skb, pool->check)))
 		goto err;
 	bnest = nla_nest_start(skb, KLB_POOL_A_BACKENDS);
 	if (!bnest)
@@ -203,7 +245,7 @@ static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
 	list_for_each_entry(be, &pool->backends, pool_node) {
 		if (i++ < *idx)
 			continue;
-		if (klb_nl_put_backend(skb, be)) {
+		if (klb_nl_put_backend(skb, pool, be)) {
 			/* Not even one backend: let the next skb carry it all. */
 			if (!n)
 				goto err;
@@ -238,6 +280,7 @@ int klb_nl_pool_get_one(struct klb_net *kn, struct klb_pool *pool,
 
 	size = nla_total_size(0) + nla_total_size(KLB_NAME_MAX) +
 	       nla_total_size(sizeof(u8)) + nla_total_size(0) +
+	       klb_nl_check_size() +
 	       pool->nbackends * klb_nl_backend_size();
 	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)

@@ -15,8 +15,11 @@
  *   rule     (http, tls services) request or SNI matchers -> another pool
  *
  * Commands (request attributes -> reply)
- *   KLB_CMD_POOL_NEW      KLB_A_POOL{NAME, [SCHED], [BACKENDS]}
- *   KLB_CMD_POOL_SET      KLB_A_POOL{NAME, SCHED}
+ *   KLB_CMD_POOL_NEW      KLB_A_POOL{NAME, [SCHED], [BACKENDS], [CHECK],
+ *                         [ALL_UNHEALTHY]}
+ *   KLB_CMD_POOL_SET      KLB_A_POOL{NAME, [SCHED], [CHECK], [ALL_UNHEALTHY]}
+ *                         (at least one; a new CHECK restarts every
+ *                         backend's health at unknown)
  *   KLB_CMD_POOL_DEL      KLB_A_POOL{NAME}           (-EBUSY while a service uses it)
  *   KLB_CMD_POOL_GET      do:   KLB_A_POOL{NAME} -> one pool
  *                         dump: all pools, or only KLB_A_POOL{NAME}. A pool
@@ -132,6 +135,75 @@ enum klb_backend_state {
 
 #define KLB_BACKEND_STATE_MAX (__KLB_BACKEND_STATE_MAX - 1)
 
+/*
+ * What the pool's active check (KLB_POOL_A_CHECK) says of a backend. New
+ * connections go to backends that are up, have a weight and are not
+ * unhealthy; unknown (no check, or not decided yet) counts as usable.
+ */
+enum klb_backend_health {
+	KLB_HEALTH_UNKNOWN,
+	KLB_HEALTH_HEALTHY,	/* RISE probes in a row passed */
+	KLB_HEALTH_UNHEALTHY,	/* FALL probes in a row failed */
+
+	__KLB_HEALTH_MAX
+};
+
+#define KLB_HEALTH_MAX (__KLB_HEALTH_MAX - 1)
+
+enum klb_check_kind {
+	KLB_CHECK_NONE,		/* no active check: health stays unknown */
+	KLB_CHECK_TCP,		/* a TCP connect succeeds */
+	KLB_CHECK_HTTP,		/* GET PATH answers with the expected status */
+	KLB_CHECK_TLS,		/* a ClientHello (with SNI) gets a ServerHello */
+
+	__KLB_CHECK_KIND_MAX
+};
+
+#define KLB_CHECK_KIND_MAX (__KLB_CHECK_KIND_MAX - 1)
+
+/* A pool whose backends are all unhealthy (and some up with a weight): */
+enum klb_all_unhealthy {
+	KLB_ALL_UNHEALTHY_REFUSE,	/* no backend: new connections refused */
+	KLB_ALL_UNHEALTHY_FAIL_OPEN,	/* ignore health: all up ones usable */
+
+	__KLB_ALL_UNHEALTHY_MAX
+};
+
+#define KLB_ALL_UNHEALTHY_MAX (__KLB_ALL_UNHEALTHY_MAX - 1)
+
+#define KLB_CHECK_INTERVAL_MIN_MS	100
+#define KLB_CHECK_INTERVAL_MAX_MS	3600000	/* one hour */
+#define KLB_CHECK_TIMEOUT_MIN_MS	10
+#define KLB_CHECK_RISE_FALL_MAX		100
+#define KLB_CHECK_PATH_MAX	128	/* including the terminating NUL */
+#define KLB_CHECK_HOST_MAX	254	/* including the terminating NUL */
+#define KLB_CHECK_BODY_MAX	64	/* including the terminating NUL */
+
+/*
+ * An active check of every backend of a pool. Defaults: PORT the
+ * backend's, INTERVAL 2000, TIMEOUT min(1000, INTERVAL), RISE 2, FALL 3;
+ * http: PATH "/", HOST the backend's address, EXPECT 2 (2xx). TIMEOUT <=
+ * INTERVAL. PATH, HOST, EXPECT and BODY need kind http, SNI kind tls.
+ */
+enum klb_check_attr {
+	KLB_CHECK_A_UNSPEC,
+	KLB_CHECK_A_KIND,	/* u8: enum klb_check_kind */
+	KLB_CHECK_A_PORT,	/* u16: 1..65535, instead of the backend's */
+	KLB_CHECK_A_INTERVAL_MS,	/* u32: probe period per backend */
+	KLB_CHECK_A_TIMEOUT_MS,	/* u32: a probe not done by then failed */
+	KLB_CHECK_A_RISE,	/* u8: passes in a row to become healthy */
+	KLB_CHECK_A_FALL,	/* u8: failures in a row to become unhealthy */
+	KLB_CHECK_A_PATH,	/* string: starts with '/' */
+	KLB_CHECK_A_HOST,	/* string: Host header */
+	KLB_CHECK_A_EXPECT,	/* u16: 1..5 a status class (2: 2xx), 100..599 exact */
+	KLB_CHECK_A_BODY,	/* string: the body must contain it */
+	KLB_CHECK_A_SNI,	/* string: server name of the ClientHello */
+
+	__KLB_CHECK_A_MAX
+};
+
+#define KLB_CHECK_A_MAX (__KLB_CHECK_A_MAX - 1)
+
 enum klb_mode {
 	KLB_MODE_NAT,		/* destination NAT, replies routed back via klb */
 	KLB_MODE_HTTP,		/* L7: terminate TCP, route each HTTP request */
@@ -193,6 +265,8 @@ enum klb_pool_attr {
 	KLB_POOL_A_SCHED,	/* u8: enum klb_sched */
 	KLB_POOL_A_BACKEND,	/* nest: enum klb_backend_attr (one backend: add/set/del) */
 	KLB_POOL_A_BACKENDS,	/* nest of KLB_POOL_A_BACKEND nests (dump, restore) */
+	KLB_POOL_A_CHECK,	/* nest: enum klb_check_attr; KIND none: no check */
+	KLB_POOL_A_ALL_UNHEALTHY,	/* u8: enum klb_all_unhealthy */
 
 	__KLB_POOL_A_MAX
 };
@@ -207,6 +281,12 @@ enum klb_backend_attr {
 	KLB_BACKEND_A_WEIGHT,	/* u32, 0..KLB_WEIGHT_MAX */
 	KLB_BACKEND_A_STATE,	/* u8: enum klb_backend_state */
 	KLB_BACKEND_A_STATS,	/* nest: enum klb_stats_attr (output) */
+	KLB_BACKEND_A_PAD,
+	KLB_BACKEND_A_HEALTH,	/* u8: enum klb_backend_health (output) */
+	KLB_BACKEND_A_CHECK_OK,	/* u64: probes that passed (output) */
+	KLB_BACKEND_A_CHECK_FAIL,	/* u64: probes that failed (output) */
+	KLB_BACKEND_A_HEALTH_AGE,	/* u32: seconds since health last changed (output) */
+	KLB_BACKEND_A_CHECK_ERROR,	/* string: the last failed probe's reason (output) */
 
 	__KLB_BACKEND_A_MAX
 };
