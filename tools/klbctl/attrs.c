@@ -40,6 +40,12 @@ static const struct adesc backend_attrs[] = {
 	[KLB_BACKEND_A_WEIGHT] = { "weight", T_U32, NULL },
 	[KLB_BACKEND_A_STATE] = { "state", T_U8, NULL },
 	[KLB_BACKEND_A_STATS] = { "stats", T_NEST, NULL },
+	[KLB_BACKEND_A_PAD] = { "pad", T_NEST, NULL },
+	[KLB_BACKEND_A_HEALTH] = { "health", T_U8, NULL },
+	[KLB_BACKEND_A_CHECK_OK] = { "check_ok", T_U64, NULL },
+	[KLB_BACKEND_A_CHECK_FAIL] = { "check_fail", T_U64, NULL },
+	[KLB_BACKEND_A_HEALTH_AGE] = { "health_age", T_U32, NULL },
+	[KLB_BACKEND_A_CHECK_ERROR] = { "check_error", T_STR, NULL },
 };
 static const struct aspace backend_space = SPACE("backend", backend_attrs);
 
@@ -48,11 +54,28 @@ static const struct adesc backends_attrs[] = {
 };
 static const struct aspace backends_space = SPACE("pool backends", backends_attrs);
 
+static const struct adesc check_attrs[] = {
+	[KLB_CHECK_A_KIND] = { "kind", T_U8, NULL },
+	[KLB_CHECK_A_PORT] = { "port", T_U16, NULL },
+	[KLB_CHECK_A_INTERVAL_MS] = { "interval", T_U32, NULL },
+	[KLB_CHECK_A_TIMEOUT_MS] = { "timeout", T_U32, NULL },
+	[KLB_CHECK_A_RISE] = { "rise", T_U8, NULL },
+	[KLB_CHECK_A_FALL] = { "fall", T_U8, NULL },
+	[KLB_CHECK_A_PATH] = { "path", T_STR, NULL },
+	[KLB_CHECK_A_HOST] = { "host", T_STR, NULL },
+	[KLB_CHECK_A_EXPECT] = { "expect", T_U16, NULL },
+	[KLB_CHECK_A_BODY] = { "body", T_STR, NULL },
+	[KLB_CHECK_A_SNI] = { "sni", T_STR, NULL },
+};
+static const struct aspace check_space = SPACE("check", check_attrs);
+
 static const struct adesc pool_attrs[] = {
 	[KLB_POOL_A_NAME] = { "name", T_STR, NULL },
 	[KLB_POOL_A_SCHED] = { "sched", T_U8, NULL },
 	[KLB_POOL_A_BACKEND] = { "backend", T_NEST, &backend_space },
 	[KLB_POOL_A_BACKENDS] = { "backends", T_NEST, &backends_space },
+	[KLB_POOL_A_CHECK] = { "check", T_NEST, &check_space },
+	[KLB_POOL_A_ALL_UNHEALTHY] = { "all-unhealthy", T_U8, NULL },
 };
 static const struct aspace pool_space = SPACE("pool", pool_attrs);
 

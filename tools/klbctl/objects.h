@@ -20,12 +20,46 @@ struct req;
 
 /* Each parser prints its error and returns an exit status (0 = parsed). */
 
+/* A pool's active check (check.c); strings NULL when not given. */
+struct check_spec {
+	uint8_t kind;		/* enum klb_check_kind */
+	bool has_port, has_interval, has_timeout, has_rise, has_fall;
+	bool has_expect;
+	uint16_t port, expect;
+	uint32_t interval_ms, timeout_ms;
+	uint8_t rise, fall;
+	char *path, *host, *body, *sni;
+};
+/* "KIND [port P] [path /p] ... [fall N]": argv[0] is KIND */
+int check_parse(int argc, char **argv, struct check_spec *c);
+/* The KLB_POOL_A_CHECK nest, and the bytes of its strings. */
+void check_put(struct req *r, const struct check_spec *c);
+size_t check_strings(const struct check_spec *c);
+/* From a dump (strings malloc'ed: check_spec_free()). */
+int check_info_parse(const struct nlattr *nest, struct check_spec *c);
+void check_spec_free(struct check_spec *c);
+/* " check KIND ..." as save writes it; the "check" line/object of show. */
+void check_save(const struct check_spec *c);
+void check_print(const struct check_spec *c);
+extern const struct word check_kind_words[];
+extern const size_t n_check_kind_words;
+extern const struct word all_unhealthy_words[];
+extern const size_t n_all_unhealthy_words;
+extern const struct word health_words[];
+extern const size_t n_health_words;
+
 struct pool_spec {
 	const char *name;
-	bool has_sched;
+	bool has_sched, has_check, has_all_unhealthy;
 	uint8_t sched;
+	uint8_t all_unhealthy;
+	struct check_spec check;
 };
-/* "NAME [sched S]" (add) or "NAME sched S" (set) */
+/*
+ * "NAME [sched S] [all-unhealthy refuse|fail-open] [check KIND ...]"
+ * (add; check takes the rest of the words) or the same with at least one
+ * of them (set)
+ */
 int pool_parse(int argc, char **argv, bool add, struct pool_spec *p);
 
 struct backend_spec {
@@ -98,11 +132,19 @@ struct backend_info {
 	uint32_t weight;
 	uint8_t state;
 	struct klb_stats stats;
+	bool has_health;	/* the pool has a check */
+	uint8_t health;
+	uint64_t check_ok, check_fail;
+	uint32_t health_age;	/* seconds */
+	char *check_error;	/* malloc'ed or NULL */
 };
 
 struct pool_info {
 	char *name;
 	uint8_t sched;
+	uint8_t all_unhealthy;
+	bool has_check;
+	struct check_spec check;
 	struct backend_info *b;
 	size_t n, cap;
 };

@@ -15,12 +15,19 @@
 void pool_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: klbctl pool add NAME [sched SCHED]\n"
-		"       klbctl pool set NAME sched SCHED\n"
+		"Usage: klbctl pool add NAME [sched SCHED] [all-unhealthy AU] [check CHECK]\n"
+		"       klbctl pool set NAME [sched SCHED] [all-unhealthy AU] [check CHECK]\n"
 		"       klbctl pool del NAME\n"
 		"       klbctl [-j] [-s] pool show [NAME]\n"
 		"       klbctl pool zero [NAME]   (the counters of its backends, or of all)\n"
-		"SCHED := { rr | wrr | lc | wlc | sh | mh | p2c }   (default wrr)\n");
+		"SCHED := { rr | wrr | lc | wlc | sh | mh | p2c }   (default wrr)\n"
+		"AU := { refuse | fail-open }   (every backend unhealthy: no backend, or all; default refuse)\n"
+		"CHECK := { none | KIND [port P] [interval DUR] [timeout DUR] [rise N] [fall N]\n"
+		"           [path /PATH] [host H] [expect { 2xx | STATUS }] [body STRING] [sni NAME] }\n"
+		"KIND := { tcp | http | tls }   DUR := { 2s | 1.5s | 500ms }\n"
+		"  defaults: port the backend's, interval 2s, timeout 1s (at most the interval),\n"
+		"  rise 2, fall 3; http: path /, host the backend's address, expect 2xx.\n"
+		"  path, host, expect and body need http; sni needs tls. check comes last.\n");
 }
 
 int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
@@ -33,10 +40,28 @@ int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
 		return usage_errorf("pool", "missing pool NAME");
 	p->name = argv[0];
 	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
-		if (strcmp(argv[0], "sched"))
+		if (!strcmp(argv[0], "check")) {
+			/* The check's words are the rest of the line. */
+			ret = check_parse(argc - 1, argv + 1, &p->check);
+			if (ret)
+				return ret;
+			p->has_check = true;
+			break;
+		}
+		if (strcmp(argv[0], "sched") && strcmp(argv[0], "all-unhealthy"))
 			return usage_errorf("pool", "unknown argument \"%s\"", argv[0]);
 		if (argc < 2)
-			return usage_errorf("pool", "missing value after \"sched\"");
+			return usage_errorf("pool", "missing value after \"%s\"", argv[0]);
+		if (!strcmp(argv[0], "all-unhealthy")) {
+			ret = parse_word("all-unhealthy option", argv[1],
+					 all_unhealthy_words,
+					 n_all_unhealthy_words, &v);
+			if (ret)
+				return ret;
+			p->has_all_unhealthy = true;
+			p->all_unhealthy = (uint8_t)v;
+			continue;
+		}
 		ret = parse_word("scheduler", argv[1], sched_words,
 				 n_sched_words, &v);
 		if (ret)
@@ -48,8 +73,8 @@ int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
 		p->has_sched = true;
 		p->sched = KLB_SCHED_WRR;
 	}
-	if (!add && !p->has_sched)
-		return usage_errorf("pool", "nothing to change: expected \"sched SCHED\"");
+	if (!add && !p->has_sched && !p->has_check && !p->has_all_unhealthy)
+		return usage_errorf("pool", "nothing to change: expected \"sched SCHED\", \"all-unhealthy AU\" or \"check CHECK\"");
 	return EXIT_OK;
 }
 
@@ -66,6 +91,10 @@ static int pool_send(uint8_t cmd, int argc, char **argv, const struct pool_spec 
 	req_put_strz(&r, KLB_POOL_A_NAME, p->name);
 	if (p->has_sched)
 		req_put_u8(&r, KLB_POOL_A_SCHED, p->sched);
+	if (p->has_all_unhealthy)
+		req_put_u8(&r, KLB_POOL_A_ALL_UNHEALTHY, p->all_unhealthy);
+	if (p->has_check)
+		check_put(&r, &p->check);
 	req_nest_end(&r, nest);
 	ret = klb_request(&r, NULL, NULL, NULL);
 	req_free(&r);
@@ -113,6 +142,12 @@ static int backend_info_parse(const struct nlattr *nest, struct backend_info *b)
 	b->weight = attr_u32(tb[KLB_BACKEND_A_WEIGHT], 0);
 	b->state = attr_u8(tb[KLB_BACKEND_A_STATE], KLB_BACKEND_UP);
 	stats_parse(tb[KLB_BACKEND_A_STATS], &b->stats);
+	b->has_health = tb[KLB_BACKEND_A_HEALTH];
+	b->health = attr_u8(tb[KLB_BACKEND_A_HEALTH], KLB_HEALTH_UNKNOWN);
+	b->check_ok = attr_u64(tb[KLB_BACKEND_A_CHECK_OK], 0);
+	b->check_fail = attr_u64(tb[KLB_BACKEND_A_CHECK_FAIL], 0);
+	b->health_age = attr_u32(tb[KLB_BACKEND_A_HEALTH_AGE], 0);
+	b->check_error = attr_strdup(tb[KLB_BACKEND_A_CHECK_ERROR]);
 	return 0;
 }
 
@@ -142,6 +177,12 @@ static int pool_info_parse(const struct nlattr *nest, struct pool_list *l)
 	}
 	if (tb[KLB_POOL_A_SCHED])
 		p->sched = attr_u8(tb[KLB_POOL_A_SCHED], 0);
+	if (tb[KLB_POOL_A_ALL_UNHEALTHY])
+		p->all_unhealthy = attr_u8(tb[KLB_POOL_A_ALL_UNHEALTHY], 0);
+	if (tb[KLB_POOL_A_CHECK] && !p->has_check) {
+		check_info_parse(tb[KLB_POOL_A_CHECK], &p->check);
+		p->has_check = true;
+	}
 	if (!tb[KLB_POOL_A_BACKENDS])
 		return 0;
 	mnl_attr_for_each_nested(a, tb[KLB_POOL_A_BACKENDS]) {
@@ -178,9 +219,14 @@ void pool_list_free(struct pool_list *l)
 {
 	size_t i;
 
+	size_t j;
+
 	for (i = 0; i < l->n; i++) {
 		free(l->p[i].name);
+		for (j = 0; j < l->p[i].n; j++)
+			free(l->p[i].b[j].check_error);
 		free(l->p[i].b);
+		check_spec_free(&l->p[i].check);
 	}
 	free(l->p);
 	memset(l, 0, sizeof(*l));
@@ -232,6 +278,21 @@ void backend_print(const struct backend_info *b)
 	print_uint(PRINT_ANY, "weight", " weight %u", b->weight);
 	print_string(PRINT_ANY, "state", " state %s",
 		     word_name(state_words, n_state_words, b->state, name, sizeof(name)));
+	if (b->has_health) {
+		print_string(PRINT_ANY, "health", " health %s",
+			     word_name(health_words, n_health_words, b->health,
+				       name, sizeof(name)));
+		print_uint(PRINT_ANY, "health_age", " for %us", b->health_age);
+		print_u64(PRINT_ANY, "check_ok", " checks ok %llu",
+			  b->check_ok);
+		print_u64(PRINT_ANY, "check_fail", " failed %llu",
+			  b->check_fail);
+		if (b->check_error)
+			print_string(PRINT_ANY, "check_error",
+				     " last error \"%s\"", b->check_error);
+		else
+			print_null(PRINT_JSON, "check_error", NULL, NULL);
+	}
 	print_nl();
 	if (opt_stats)
 		stats_print(&b->stats, false, b->stats.l7_present ? "http" : NULL);
@@ -247,7 +308,17 @@ static void pool_print(const struct pool_info *p)
 	print_string(PRINT_ANY, "name", "pool %s", p->name);
 	print_string(PRINT_ANY, "sched", " sched %s",
 		     word_name(sched_words, n_sched_words, p->sched, name, sizeof(name)));
+	/* Text: only what differs from the default, as save writes it. */
+	print_string(p->all_unhealthy == KLB_ALL_UNHEALTHY_REFUSE ?
+		     PRINT_JSON : PRINT_ANY, "all_unhealthy",
+		     " all-unhealthy %s",
+		     word_name(all_unhealthy_words, n_all_unhealthy_words,
+			       p->all_unhealthy, name, sizeof(name)));
 	print_nl();
+	if (p->has_check)
+		check_print(&p->check);
+	else
+		print_null(PRINT_JSON, "check", NULL, NULL);
 	open_json_array(PRINT_JSON, "backends");
 	for (i = 0; i < p->n; i++)
 		backend_print(&p->b[i]);
