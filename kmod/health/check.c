@@ -227,10 +227,9 @@ int klb_health_set_check(struct klb_net *kn, struct klb_pool *pool,
 		kfree(new);
 		klb_obj_dec(KLB_OBJ_CHECK);
 	}
-	if (old) {
-		kfree(old);
+	if (old)
 		klb_obj_dec(KLB_OBJ_CHECK);
-	}
+	kfree(old);
 	if (republish)
 		klb_sched_publish(kn, pool);	/* a failure: at the next one */
 	return err;
@@ -266,11 +265,10 @@ void klb_health_pool_free(struct klb_net *kn, struct klb_pool *pool)
 	klb_assert_locked(kn);
 	klb_health_stop_probes(pool);
 	pool->health_live = false;
-	if (pool->check) {
-		kfree(pool->check);
-		pool->check = NULL;
+	if (pool->check)
 		klb_obj_dec(KLB_OBJ_CHECK);
-	}
+	kfree(pool->check);
+	pool->check = NULL;
 }
 
 int klb_health_backend_added(struct klb_net *kn, struct klb_pool *pool,

@@ -66,6 +66,12 @@ static void klb_probe_close(struct klb_probe *p)
 	p->phase = KLB_PROBE_IDLE;
 }
 
+/* Jiffies from now until @t, 0 if it has passed. */
+static unsigned long klb_probe_until(unsigned long t)
+{
+	return time_after(t, jiffies) ? t - jiffies : 0;
+}
+
 /* A probe ended: report it, and start the next one an interval after. */
 static void klb_probe_done(struct klb_probe *p, int res)
 {
@@ -76,8 +82,7 @@ static void klb_probe_done(struct klb_probe *p, int res)
 	klb_probe_result(p, res);
 	/* Up to a tenth early, so that probes do not fall into step. */
 	next = p->started + interval - klb_random_below(interval / 10 + 1);
-	mod_delayed_work(klb_health_wq, &p->work,
-			 time_after(next, jiffies) ? next - jiffies : 0);
+	mod_delayed_work(klb_health_wq, &p->work, klb_probe_until(next));
 }
 
 static int klb_probe_connect(struct klb_probe *p)
@@ -115,10 +120,8 @@ static int klb_probe_connect(struct klb_probe *p)
 	return 0;
 }
 
-static void klb_probe_begin(struct klb_probe *p)
+static int klb_probe_begin(struct klb_probe *p)
 {
-	int res;
-
 	p->started = jiffies;
 	p->deadline = p->started + msecs_to_jiffies(p->cfg->timeout_ms);
 	p->len = 0;
@@ -126,13 +129,7 @@ static void klb_probe_begin(struct klb_probe *p)
 	p->nread = 0;
 	p->status = 0;
 	p->head_end = 0;
-	res = klb_probe_connect(p);
-	if (res) {
-		klb_probe_done(p, res);
-		return;
-	}
-	/* The deadline; an event brings the work back sooner. */
-	mod_delayed_work(klb_health_wq, &p->work, p->deadline - jiffies);
+	return klb_probe_connect(p);
 }
 
 /* Connected yet? 1 yes, 0 not yet, or the failure. */
@@ -231,11 +228,10 @@ static void klb_probe_work(struct work_struct *work)
 
 	if (READ_ONCE(p->stopping))
 		return;
-	if (!p->sock) {
-		klb_probe_begin(p);
-		return;
-	}
-	res = klb_probe_step(p);
+	/* Connected at once (loopback) or not, the step below finds out. */
+	res = p->sock ? 0 : klb_probe_begin(p);
+	if (!res)
+		res = klb_probe_step(p);
 	if (!res && time_after_eq(jiffies, p->deadline))
 		res = klb_probe_fail(KLB_PROBE_ERR_TIMEOUT, p->phase);
 	if (res) {
@@ -243,7 +239,8 @@ static void klb_probe_work(struct work_struct *work)
 		return;
 	}
 	/* Not done: an event requeues it; else the deadline does. */
-	queue_delayed_work(klb_health_wq, &p->work, p->deadline - jiffies);
+	queue_delayed_work(klb_health_wq, &p->work,
+			   klb_probe_until(p->deadline));
 }
 
 struct klb_probe *klb_probe_alloc(struct klb_net *kn, struct klb_pool *pool,

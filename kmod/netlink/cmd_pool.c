@@ -91,9 +91,11 @@ int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info)
 					 nla_get_u8(tb[KLB_POOL_A_SCHED]));
 	if (!err && tb[KLB_POOL_A_CHECK])
 		err = klb_health_set_check(kn, pool, none ? NULL : check);
-	if (!err && tb[KLB_POOL_A_ALL_UNHEALTHY])
-		err = klb_health_set_all_unhealthy(kn, pool,
-				nla_get_u8(tb[KLB_POOL_A_ALL_UNHEALTHY]));
+	if (!err && tb[KLB_POOL_A_ALL_UNHEALTHY]) {
+		u8 mode = nla_get_u8(tb[KLB_POOL_A_ALL_UNHEALTHY]);
+
+		err = klb_health_set_all_unhealthy(kn, pool, mode);
+	}
 	if (!err)
 		klb_config_changed(kn);
 out:

@@ -40,7 +40,6 @@ static const struct adesc backend_attrs[] = {
 	[KLB_BACKEND_A_WEIGHT] = { "weight", T_U32, NULL },
 	[KLB_BACKEND_A_STATE] = { "state", T_U8, NULL },
 	[KLB_BACKEND_A_STATS] = { "stats", T_NEST, NULL },
-	[KLB_BACKEND_A_PAD] = { "pad", T_NEST, NULL },
 	[KLB_BACKEND_A_HEALTH] = { "health", T_U8, NULL },
 	[KLB_BACKEND_A_CHECK_OK] = { "check_ok", T_U64, NULL },
 	[KLB_BACKEND_A_CHECK_FAIL] = { "check_fail", T_U64, NULL },
