@@ -169,7 +169,13 @@ is "klbctl -j -s po" "pool"
 is "klbctl -" "--batch --help --json --netns --pretty --stats --version -V -b -h -j -n -p -s"
 touch "$tmp/batchfile"
 is "klbctl -b $tmp/batchf" "$tmp/batchfile"
-is "klbctl pool add x sched wrr " ""
+is "klbctl pool add x sched wrr " "all-unhealthy check"
+# shellcheck disable=SC2046
+offers "klbctl pool set web all-unhealthy " $(val pool AU)
+# shellcheck disable=SC2046
+offers "klbctl pool set web check " $(val pool KIND) none
+is "klbctl pool set web check http path / " "body expect fall host interval port rise sni timeout"
+is "klbctl pool set web check http path " ""
 
 echo "1..$n"
 [ $failed -eq 0 ]
