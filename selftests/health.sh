@@ -49,7 +49,9 @@ error_of() {
 }
 healths() { klbctl -j pool show web | jq -r '[.[0].backends[].health] | join(" ")'; }
 wait_health() {	# SECS WANT: all three backends' health is WANT ("healthy healthy unhealthy")
-	poll_until "$1" eval '[ "$(healths)" = "$2" ]'
+	poll_until "$1" eval '[ "$(healths)" = "$2" ]' && return 0
+	diag "$(klbctl pool show web)"
+	return 1
 }
 
 # ---- bad input -----------------------------------------------------------------
@@ -66,10 +68,10 @@ bad() {	# DESC MESSAGE_PATTERN WORDS...: refused with that message, nothing chan
 	fi
 	check_eq "$desc: configuration unchanged" "$(klbctl save)" "$save0"
 }
-bad "interval 0" "interval.*(range|must)" check http interval 0
+bad "interval 0" "out of range.*check interval" check http interval 0
 bad "timeout > interval" "timeout 2000ms is longer than the interval 1000ms" \
 	check http interval 1s timeout 2s
-bad "rise 0" "rise.*range" check http rise 0
+bad "rise 0" "out of range.*check rise" check http rise 0
 bad "path without /" "path must start with '/'" check http path health
 bad "unknown kind" 'unknown check kind "bogus"' check bogus
 bad "path with tcp" "check path needs check kind http" check tcp path /x
