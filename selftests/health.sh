@@ -34,8 +34,9 @@ basic_service rr
 
 # Timing of the checks here: detection takes at most FALL probes, each
 # started at most INTERVAL after the last, the last one at most TIMEOUT
-# long. SLACK covers the emulated VM's scheduling and the republish.
-INTERVAL_MS=1000 TIMEOUT_MS=1000 RISE=2 FALL=2 SLACK=4
+# long. SLACK covers the emulated VM (a klbctl | jq poll alone takes about
+# a second there) and the republish.
+INTERVAL_MS=1000 TIMEOUT_MS=1000 RISE=2 FALL=2 SLACK=6
 CHECK=(interval 1s timeout 1s rise $RISE fall $FALL)
 BOUND=$(((FALL * INTERVAL_MS + TIMEOUT_MS) / 1000 + SLACK))
 
@@ -49,7 +50,7 @@ error_of() {
 }
 healths() { klbctl -j pool show web | jq -r '[.[0].backends[].health] | join(" ")'; }
 wait_health() {	# SECS WANT: all three backends' health is WANT ("healthy healthy unhealthy")
-	poll_until "$1" eval '[ "$(healths)" = "$2" ]' && return 0
+	poll_until "$1" eval "[ \"\$(healths)\" = \"$2\" ]" && return 0
 	diag "$(klbctl pool show web)"
 	return 1
 }

@@ -34,7 +34,7 @@ error_of() {
 		'.[0].backends[] | select(.addr == $a and .port == $p) | .check_error'
 }
 wait_h() {	# POOL ADDR PORT WANT
-	poll_until 60 eval '[ "$(health_of $1 $2 $3)" = "$4" ]' && return 0
+	poll_until 60 eval "[ \"\$(health_of $1 $2 $3)\" = \"$4\" ]" && return 0
 	diag "$(klbctl pool show "$1")"
 	return 1
 }
