@@ -31,6 +31,9 @@ topo_setup
 backends_start
 klb_load
 basic_service rr
+# Should the VM hang, say where: blocked tasks on the console after 20 min
+# (the whole test takes far less; the log check then fails it anyway).
+bg "$NS_LB" bash -c 'sleep 1200; echo 8 >/proc/sys/kernel/printk; echo w >/proc/sysrq-trigger'
 
 # Timing of the checks here: detection takes at most FALL probes, each
 # started at most INTERVAL after the last, the last one at most TIMEOUT
