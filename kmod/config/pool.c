@@ -39,6 +39,7 @@ struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
 		return ERR_PTR(-ENOMEM);
 	strscpy(pool->name, name, sizeof(pool->name));
 	pool->sched = sched;
+	pool->passive_eject_ms = KLB_PASSIVE_EJECT_DEFAULT_MS;
 	INIT_LIST_HEAD(&pool->node);
 	INIT_LIST_HEAD(&pool->backends);
 

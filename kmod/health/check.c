@@ -126,11 +126,20 @@ const char *klb_health_error(const struct klb_backend *be, u8 kind,
 	return klb_probe_err_str(READ_ONCE(be->check_err), kind, buf, len);
 }
 
+void klb_health_kick(struct klb_net *kn, unsigned long delay)
+{
+	/* At once: even if it is pending for later (an ejection's end). */
+	if (!delay)
+		mod_delayed_work(klb_health_wq, &kn->health_work, 0);
+	else
+		queue_delayed_work(klb_health_wq, &kn->health_work, delay);
+}
+
 /* Have the health work republish @pool. */
 static void klb_health_mark(struct klb_net *kn, struct klb_pool *pool)
 {
 	set_bit(KLB_POOL_HEALTH_DIRTY, &pool->health_dirty);
-	queue_delayed_work(klb_health_wq, &kn->health_work, 0);
+	klb_health_kick(kn, 0);
 }
 
 static void klb_health_change(struct klb_probe *p, u8 health, u32 err)
@@ -160,10 +169,18 @@ void klb_probe_result(struct klb_probe *p, int res)
 	if (res > 0) {
 		WRITE_ONCE(be->check_ok, be->check_ok + 1);
 		p->failures = 0;
+		if (!p->passes)
+			p->streak_start = jiffies;
 		if (p->passes < U8_MAX)
 			p->passes++;
 		if (health != KLB_HEALTH_HEALTHY && p->passes >= cfg->rise)
 			klb_health_change(p, KLB_HEALTH_HEALTHY, 0);
+		/* RISE passes since a passive ejection began end it early. */
+		if (p->passes >= cfg->rise && klb_backend_ejected(be) &&
+		    time_after_eq(p->streak_start, READ_ONCE(be->ejected_at))) {
+			WRITE_ONCE(be->ejected_until, jiffies | 1);
+			klb_health_mark(p->kn, p->pool);
+		}
 		return;
 	}
 	WRITE_ONCE(be->check_fail, be->check_fail + 1);
@@ -276,6 +293,7 @@ int klb_health_backend_added(struct klb_net *kn, struct klb_pool *pool,
 {
 	klb_assert_locked(kn);
 	be->health_changed = jiffies;
+	klb_health_passive_copy(kn, pool, be);
 	if (!pool->check)
 		return 0;
 	be->probe = klb_probe_alloc(kn, pool, be);
@@ -297,27 +315,71 @@ void klb_health_backend_removed(struct klb_net *kn, struct klb_backend *be)
 
 /* ---- the netns's republish work ---------------------------------------- */
 
+/* The earlier of two deadlines in jiffies, 0 being none. */
+static unsigned long klb_health_earlier(unsigned long a, unsigned long b)
+{
+	if (!a)
+		return b;
+	return b && time_before(b, a) ? b : a;
+}
+
+/* Slow start: republish a ramping pool this often, 10 steps at least. */
+static unsigned long klb_health_ramp_step(const struct klb_pool *pool)
+{
+	return msecs_to_jiffies(clamp_t(u32, pool->slowstart_ms / 10, 100,
+					1000));
+}
+
+/*
+ * Under the lock: tell the ejections that began or ended, republish the
+ * pools whose usable backends changed (a probe's transition, an ejection)
+ * or that ramp; return when to look again (0: nothing pending).
+ */
+static unsigned long klb_health_pool_work(struct klb_net *kn,
+					  struct klb_pool *pool,
+					  unsigned long now, bool *retry)
+{
+	bool dirty = test_and_clear_bit(KLB_POOL_HEALTH_DIRTY,
+					&pool->health_dirty);
+	unsigned long next;
+	struct klb_backend *be;
+
+	list_for_each_entry(be, &pool->backends, pool_node) {
+		klb_passive_tell(kn, pool, be);
+		dirty |= klb_backend_usable(be, false) != be->published;
+	}
+	dirty |= pool->ramp_until && time_before(now, pool->ramp_until);
+	if (dirty && klb_sched_publish(kn, pool)) {
+		set_bit(KLB_POOL_HEALTH_DIRTY, &pool->health_dirty);
+		*retry = true;
+	}
+	next = klb_passive_next_end(pool);
+	if (pool->ramp_until && time_before(now, pool->ramp_until))
+		next = klb_health_earlier(next,
+					  now + klb_health_ramp_step(pool));
+	return next;
+}
+
 static void klb_health_work(struct work_struct *work)
 {
 	struct klb_net *kn = container_of(to_delayed_work(work),
 					  struct klb_net, health_work);
+	unsigned long now = jiffies, next = 0;
 	struct klb_pool *pool;
 	bool retry = false;
 
 	mutex_lock(&kn->lock);
-	list_for_each_entry(pool, &kn->pools, node) {
-		if (!test_and_clear_bit(KLB_POOL_HEALTH_DIRTY,
-					&pool->health_dirty))
-			continue;
-		if (klb_sched_publish(kn, pool)) {
-			set_bit(KLB_POOL_HEALTH_DIRTY, &pool->health_dirty);
-			retry = true;
-		}
-	}
+	list_for_each_entry(pool, &kn->pools, node)
+		next = klb_health_earlier(next, klb_health_pool_work(kn, pool,
+								     now,
+								     &retry));
 	mutex_unlock(&kn->lock);
 	/* Out of memory for a table: try again a little later. */
 	if (retry)
-		queue_delayed_work(klb_health_wq, &kn->health_work, HZ / 10);
+		next = klb_health_earlier(next, now + HZ / 10);
+	if (next)
+		queue_delayed_work(klb_health_wq, &kn->health_work,
+				   time_after(next, now) ? next - now : 1);
 }
 
 void klb_health_net_init(struct klb_net *kn)

@@ -36,6 +36,40 @@ struct klb_check_cfg {
 	char sni[KLB_CHECK_HOST_MAX];	/* "": no server_name */
 };
 
+/* Passive health and slow start settings of a pool, as requested. */
+struct klb_passive_cfg {
+	u8 fall;
+	bool errors_5xx;
+	u32 eject_ms;
+	u32 slowstart_ms;
+	bool has_fall, has_eject, has_5xx, has_slowstart;
+};
+
+/* What real traffic to a backend did (klb_health_passive()). */
+enum klb_passive_result {
+	KLB_PASSIVE_OK,		/* answered: the failures in a row end */
+	KLB_PASSIVE_RESET,	/* L4: a reset answered the SYN */
+	KLB_PASSIVE_TIMEOUT,	/* L4: the SYN never got an answer */
+	KLB_PASSIVE_CONNECT,	/* L7: connect refused, failed, timed out */
+	KLB_PASSIVE_5XX,	/* L7: a 5xx answer (if the pool counts them) */
+};
+
+/*
+ * Report what real traffic to @be did (passive.c). Any context, never
+ * sleeps; costs one atomic read when @be's pool has passive health off or
+ * the backend is doing fine.
+ */
+void klb_health_passive(struct klb_net *kn, struct klb_backend *be,
+			int result);
+/* Apply @cfg's given fields to @pool and its backends, and republish. */
+int klb_health_set_passive(struct klb_net *kn, struct klb_pool *pool,
+			   const struct klb_passive_cfg *cfg);
+/* @be joins @pool: it takes the pool's passive settings. */
+void klb_health_passive_copy(struct klb_net *kn, struct klb_pool *pool,
+			     struct klb_backend *be);
+/* Run the netns's health work after @delay jiffies (0: at once). Any context. */
+void klb_health_kick(struct klb_net *kn, unsigned long delay);
+
 /* Fill @cfg with the defaults of @kind. */
 void klb_check_defaults(struct klb_check_cfg *cfg, u8 kind);
 

@@ -51,6 +51,7 @@ struct klb_probe {
 	unsigned long deadline;
 	bool stopping;			/* the work returns at once */
 	u8 phase;			/* enum klb_probe_phase */
+	unsigned long streak_start;	/* jiffies: the first of the passes */
 	u8 passes;			/* in a row, saturating */
 	u8 failures;
 	u8 head_end;			/* http: bytes of "\r\n\r\n" matched */
@@ -62,6 +63,11 @@ struct klb_probe {
 };
 
 extern struct workqueue_struct *klb_health_wq;
+
+/* passive.c, for the health work (check.c), under klb_net->lock */
+void klb_passive_tell(struct klb_net *kn, struct klb_pool *pool,
+		      struct klb_backend *be);
+unsigned long klb_passive_next_end(struct klb_pool *pool);
 
 /* probe.c */
 struct klb_probe *klb_probe_alloc(struct klb_net *kn, struct klb_pool *pool,

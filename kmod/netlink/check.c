@@ -147,3 +147,72 @@ err:
 		nla_nest_cancel(skb, nest);
 	return -EMSGSIZE;
 }
+
+bool klb_nl_parse_passive(struct nlattr **tb, struct klb_passive_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	/* The policy checked the ranges. */
+	if (tb[KLB_POOL_A_PASSIVE_FALL]) {
+		cfg->has_fall = true;
+		cfg->fall = nla_get_u8(tb[KLB_POOL_A_PASSIVE_FALL]);
+	}
+	if (tb[KLB_POOL_A_PASSIVE_EJECT_MS]) {
+		cfg->has_eject = true;
+		cfg->eject_ms = nla_get_u32(tb[KLB_POOL_A_PASSIVE_EJECT_MS]);
+	}
+	if (tb[KLB_POOL_A_PASSIVE_5XX]) {
+		cfg->has_5xx = true;
+		cfg->errors_5xx = nla_get_u8(tb[KLB_POOL_A_PASSIVE_5XX]);
+	}
+	if (tb[KLB_POOL_A_SLOWSTART_MS]) {
+		cfg->has_slowstart = true;
+		cfg->slowstart_ms = nla_get_u32(tb[KLB_POOL_A_SLOWSTART_MS]);
+	}
+	return cfg->has_fall || cfg->has_eject || cfg->has_5xx ||
+	       cfg->has_slowstart;
+}
+
+int klb_nl_put_passive(struct sk_buff *skb, const struct klb_pool *pool)
+{
+	if (nla_put_u8(skb, KLB_POOL_A_PASSIVE_FALL, pool->passive_fall) ||
+	    nla_put_u32(skb, KLB_POOL_A_PASSIVE_EJECT_MS,
+			pool->passive_eject_ms) ||
+	    nla_put_u8(skb, KLB_POOL_A_PASSIVE_5XX, pool->passive_5xx) ||
+	    nla_put_u32(skb, KLB_POOL_A_SLOWSTART_MS, pool->slowstart_ms))
+		return -EMSGSIZE;
+	return 0;
+}
+
+size_t klb_nl_passive_size(void)
+{
+	return 2 * nla_total_size(sizeof(u8)) + 2 * nla_total_size(sizeof(u32));
+}
+
+int klb_nl_put_backend_passive(struct sk_buff *skb,
+			       const struct klb_backend *be)
+{
+	unsigned long until = READ_ONCE(be->ejected_until);
+
+	if (!READ_ONCE(be->passive_fall) && !until)
+		goto weight;
+	if (klb_backend_ejected(be) &&
+	    nla_put_u32(skb, KLB_BACKEND_A_EJECTED_MS,
+			jiffies_to_msecs(until - jiffies)))
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KLB_BACKEND_A_EJECTIONS, READ_ONCE(be->ejections)) ||
+	    nla_put_u64_64bit(skb, KLB_BACKEND_A_PASSIVE_FAIL,
+			      atomic_long_read(&be->passive_total),
+			      KLB_BACKEND_A_PAD))
+		return -EMSGSIZE;
+weight:
+	/* Under the lock (dumps): the weight of the published table. */
+	if (be->published && be->weight_now != be->weight &&
+	    nla_put_u32(skb, KLB_BACKEND_A_WEIGHT_NOW, be->weight_now))
+		return -EMSGSIZE;
+	return 0;
+}
+
+size_t klb_nl_backend_passive_size(void)
+{
+	return 3 * nla_total_size(sizeof(u32)) + nla_total_size_64bit(sizeof(u64));
+}

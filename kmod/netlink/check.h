@@ -24,4 +24,16 @@ static inline bool klb_nl_check_printable(const char *s)
 	return true;
 }
 
+/*
+ * The pool's PASSIVE_* and SLOWSTART_MS attributes of @tb into @cfg;
+ * false: none given.
+ */
+bool klb_nl_parse_passive(struct nlattr **tb, struct klb_passive_cfg *cfg);
+int klb_nl_put_passive(struct sk_buff *skb, const struct klb_pool *pool);
+size_t klb_nl_passive_size(void);
+/* A backend's ejection, its counts and its slow start weight, if any. */
+int klb_nl_put_backend_passive(struct sk_buff *skb,
+			       const struct klb_backend *be);
+size_t klb_nl_backend_passive_size(void);
+
 #endif /* _KLB_NETLINK_CHECK_H */

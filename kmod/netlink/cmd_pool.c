@@ -63,17 +63,19 @@ int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info)
 	struct klb_net *kn = klb_nl_net(info);
 	struct nlattr *tb[KLB_POOL_A_MAX + 1];
 	struct klb_check_cfg *check = NULL;
+	struct klb_passive_cfg passive;
+	bool none = false, has_passive;
 	struct klb_pool *pool;
-	bool none = false;
 	int err = 0;
 
 	pool = klb_nl_pool_req(kn, info, tb);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
+	has_passive = klb_nl_parse_passive(tb, &passive);
 	if (!tb[KLB_POOL_A_SCHED] && !tb[KLB_POOL_A_CHECK] &&
-	    !tb[KLB_POOL_A_ALL_UNHEALTHY]) {
+	    !tb[KLB_POOL_A_ALL_UNHEALTHY] && !has_passive) {
 		klb_err(info->extack, info->attrs[KLB_A_POOL],
-			"nothing to change: missing pool scheduler, check or all-unhealthy");
+			"nothing to change: missing pool scheduler, check, all-unhealthy, passive or slowstart");
 		return -EINVAL;
 	}
 	if (tb[KLB_POOL_A_CHECK]) {
@@ -96,6 +98,8 @@ int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info)
 
 		err = klb_health_set_all_unhealthy(kn, pool, mode);
 	}
+	if (!err && has_passive)
+		err = klb_health_set_passive(kn, pool, &passive);
 	if (!err)
 		klb_config_changed(kn);
 out:

@@ -56,7 +56,8 @@ static size_t klb_nl_backend_size(void)
 	       nla_total_size(sizeof(u8)) +		/* HEALTH */
 	       2 * nla_total_size_64bit(sizeof(u64)) +	/* CHECK_OK, _FAIL */
 	       nla_total_size(sizeof(u32)) +		/* HEALTH_AGE */
-	       nla_total_size(64);			/* CHECK_ERROR */
+	       nla_total_size(64) +			/* CHECK_ERROR */
+	       klb_nl_backend_passive_size();
 }
 
 /* KLB_POOL_A_CHECK at its largest, and ALL_UNHEALTHY. */
@@ -202,7 +203,8 @@ static int klb_nl_put_backend(struct sk_buff *skb,
 	    nla_put_u32(skb, KLB_BACKEND_A_WEIGHT, be->weight) ||
 	    nla_put_u8(skb, KLB_BACKEND_A_STATE, be->state) ||
 	    klb_nl_put_stats(skb, KLB_BACKEND_A_STATS, &sum, false, true) ||
-	    klb_nl_put_health(skb, pool, be)) {
+	    klb_nl_put_health(skb, pool, be) ||
+	    klb_nl_put_backend_passive(skb, be)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -237,6 +239,7 @@ static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
 	    nla_put_string(skb, KLB_POOL_A_NAME, pool->name) ||
 	    nla_put_u8(skb, KLB_POOL_A_SCHED, pool->sched) ||
 	    nla_put_u8(skb, KLB_POOL_A_ALL_UNHEALTHY, pool->all_unhealthy) ||
+	    klb_nl_put_passive(skb, pool) ||
 	    (pool->check && klb_nl_put_check(skb, pool->check)))
 		goto err;
 	bnest = nla_nest_start(skb, KLB_POOL_A_BACKENDS);
@@ -280,7 +283,7 @@ int klb_nl_pool_get_one(struct klb_net *kn, struct klb_pool *pool,
 
 	size = nla_total_size(0) + nla_total_size(KLB_NAME_MAX) +
 	       nla_total_size(sizeof(u8)) + nla_total_size(0) +
-	       klb_nl_check_size() +
+	       klb_nl_check_size() + klb_nl_passive_size() +
 	       pool->nbackends * klb_nl_backend_size();
 	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)

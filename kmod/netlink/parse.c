@@ -197,6 +197,7 @@ struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 {
 	struct nlattr *tb[KLB_POOL_A_MAX + 1];
 	struct klb_check_cfg *check = NULL;
+	struct klb_passive_cfg passive;
 	struct klb_backend_cfg cfg;
 	u8 sched = KLB_SCHED_WRR;
 	struct klb_pool *pool;
@@ -238,6 +239,12 @@ struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 	}
 	if (tb[KLB_POOL_A_ALL_UNHEALTHY])
 		pool->all_unhealthy = nla_get_u8(tb[KLB_POOL_A_ALL_UNHEALTHY]);
+	/* Before the backends too: each copies the passive settings. */
+	if (klb_nl_parse_passive(tb, &passive)) {
+		err = klb_health_set_passive(kn, pool, &passive);
+		if (err)
+			goto err_pool;
+	}
 	/* Before the backends: each gets its probe as it is appended. */
 	err = none ? 0 : klb_health_set_check(kn, pool, check);
 	kfree(check);

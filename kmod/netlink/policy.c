@@ -40,6 +40,14 @@ const struct nla_policy klb_backend_policy[KLB_BACKEND_A_MAX + 1] = {
 				    .reject_message = "backend health is output only" },
 	[KLB_BACKEND_A_CHECK_ERROR] = { .type = NLA_REJECT,
 				    .reject_message = "check error is output only" },
+	[KLB_BACKEND_A_EJECTED_MS] = { .type = NLA_REJECT,
+				   .reject_message = "passive health figures are output only" },
+	[KLB_BACKEND_A_EJECTIONS] = { .type = NLA_REJECT,
+				  .reject_message = "passive health figures are output only" },
+	[KLB_BACKEND_A_PASSIVE_FAIL] = { .type = NLA_REJECT,
+				     .reject_message = "passive health figures are output only" },
+	[KLB_BACKEND_A_WEIGHT_NOW] = { .type = NLA_REJECT,
+				   .reject_message = "the slow start weight is output only" },
 };
 
 static struct netlink_range_validation klb_check_interval_range __ro_after_init = {
@@ -50,6 +58,16 @@ static struct netlink_range_validation klb_check_interval_range __ro_after_init 
 static struct netlink_range_validation klb_check_timeout_range __ro_after_init = {
 	.min = KLB_CHECK_TIMEOUT_MIN_MS,
 	.max = KLB_CHECK_INTERVAL_MAX_MS,
+};
+
+static struct netlink_range_validation klb_passive_eject_range __ro_after_init = {
+	.min = KLB_PASSIVE_EJECT_MIN_MS,
+	.max = KLB_PASSIVE_EJECT_MAX_MS,
+};
+
+static struct netlink_range_validation klb_slowstart_range __ro_after_init = {
+	.min = 0,
+	.max = KLB_SLOWSTART_MAX_MS,
 };
 
 /* What a policy cannot say (timeout <= interval, kinds) is in check.c. */
@@ -81,6 +99,12 @@ const struct nla_policy klb_pool_policy[KLB_POOL_A_MAX + 1] = {
 	[KLB_POOL_A_BACKENDS]	= NLA_POLICY_NESTED(klb_backends_policy),
 	[KLB_POOL_A_CHECK]	= NLA_POLICY_NESTED(klb_check_policy),
 	[KLB_POOL_A_ALL_UNHEALTHY] = NLA_POLICY_MAX(NLA_U8, KLB_ALL_UNHEALTHY_MAX),
+	[KLB_POOL_A_PASSIVE_FALL] = NLA_POLICY_MAX(NLA_U8, KLB_CHECK_RISE_FALL_MAX),
+	[KLB_POOL_A_PASSIVE_EJECT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&klb_passive_eject_range),
+	[KLB_POOL_A_PASSIVE_5XX] = NLA_POLICY_MAX(NLA_U8, 1),
+	[KLB_POOL_A_SLOWSTART_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&klb_slowstart_range),
 };
 
 const struct nla_policy klb_rule_policy[KLB_RULE_A_MAX + 1] = {

@@ -242,7 +242,8 @@ struct klb_sched_table *klb_sched_table_build(u8 sched,
 				continue;
 			t->be[i] = be;
 			/* Netlink caps it; the clamp keeps the sums in a u32. */
-			t->weights[i] = min_t(u32, be->weight, KLB_WEIGHT_MAX);
+			t->weights[i] = min_t(u32, be->weight_now ?: be->weight,
+					      KLB_WEIGHT_MAX);
 			klb_backend_get(be);
 			i++;
 		}

@@ -180,6 +180,20 @@ enum klb_all_unhealthy {
 #define KLB_CHECK_BODY_MAX	64	/* including the terminating NUL */
 
 /*
+ * Passive health (KLB_POOL_A_PASSIVE_*): PASSIVE_FALL failures in a row of
+ * real traffic to a backend (L4 nat/fnat: a reset or no answer to a SYN;
+ * L7: connect refused or timed out, and with PASSIVE_5XX a 5xx answer)
+ * eject it for EJECT_MS, doubled on each ejection in a row up to
+ * KLB_PASSIVE_EJECT_MAX_MS. Defaults: FALL 0 (off), EJECT_MS 10000.
+ * Slow start (KLB_POOL_A_SLOWSTART_MS): a backend that becomes usable
+ * starts at a small share of its weight and reaches it after that long.
+ */
+#define KLB_PASSIVE_EJECT_MIN_MS	100
+#define KLB_PASSIVE_EJECT_MAX_MS	3600000	/* one hour */
+#define KLB_PASSIVE_EJECT_DEFAULT_MS	10000
+#define KLB_SLOWSTART_MAX_MS	3600000
+
+/*
  * An active check of every backend of a pool. Defaults: PORT the
  * backend's, INTERVAL 2000, TIMEOUT min(1000, INTERVAL), RISE 2, FALL 3;
  * http: PATH "/", HOST the backend's address, EXPECT 2 (2xx). TIMEOUT <=
@@ -267,6 +281,10 @@ enum klb_pool_attr {
 	KLB_POOL_A_BACKENDS,	/* nest of KLB_POOL_A_BACKEND nests (dump, restore) */
 	KLB_POOL_A_CHECK,	/* nest: enum klb_check_attr; KIND none: no check */
 	KLB_POOL_A_ALL_UNHEALTHY,	/* u8: enum klb_all_unhealthy */
+	KLB_POOL_A_PASSIVE_FALL,	/* u8: failures in a row that eject; 0 off */
+	KLB_POOL_A_PASSIVE_EJECT_MS,	/* u32: first ejection period */
+	KLB_POOL_A_PASSIVE_5XX,	/* u8: 1: L7 5xx answers are failures too */
+	KLB_POOL_A_SLOWSTART_MS,	/* u32: weight ramp of a new backend; 0 off */
 
 	__KLB_POOL_A_MAX
 };
@@ -287,6 +305,10 @@ enum klb_backend_attr {
 	KLB_BACKEND_A_CHECK_FAIL,	/* u64: probes that failed (output) */
 	KLB_BACKEND_A_HEALTH_AGE,	/* u32: seconds since health last changed (output) */
 	KLB_BACKEND_A_CHECK_ERROR,	/* string: the last failed probe's reason (output) */
+	KLB_BACKEND_A_EJECTED_MS,	/* u32: passive ejection left; absent: not ejected (output) */
+	KLB_BACKEND_A_EJECTIONS,	/* u32: ejections in a row (output) */
+	KLB_BACKEND_A_PASSIVE_FAIL,	/* u64: failures passive health counted (output) */
+	KLB_BACKEND_A_WEIGHT_NOW,	/* u32: weight during slow start; absent: WEIGHT (output) */
 
 	__KLB_BACKEND_A_MAX
 };
