@@ -45,6 +45,10 @@ static const struct adesc backend_attrs[] = {
 	[KLB_BACKEND_A_CHECK_FAIL] = { "check_fail", T_U64, NULL },
 	[KLB_BACKEND_A_HEALTH_AGE] = { "health_age", T_U32, NULL },
 	[KLB_BACKEND_A_CHECK_ERROR] = { "check_error", T_STR, NULL },
+	[KLB_BACKEND_A_EJECTED_MS] = { "ejected", T_U32, NULL },
+	[KLB_BACKEND_A_EJECTIONS] = { "ejections", T_U32, NULL },
+	[KLB_BACKEND_A_PASSIVE_FAIL] = { "passive_fail", T_U64, NULL },
+	[KLB_BACKEND_A_WEIGHT_NOW] = { "weight_now", T_U32, NULL },
 };
 static const struct aspace backend_space = SPACE("backend", backend_attrs);
 
@@ -75,6 +79,10 @@ static const struct adesc pool_attrs[] = {
 	[KLB_POOL_A_BACKENDS] = { "backends", T_NEST, &backends_space },
 	[KLB_POOL_A_CHECK] = { "check", T_NEST, &check_space },
 	[KLB_POOL_A_ALL_UNHEALTHY] = { "all-unhealthy", T_U8, NULL },
+	[KLB_POOL_A_PASSIVE_FALL] = { "passive-fall", T_U8, NULL },
+	[KLB_POOL_A_PASSIVE_EJECT_MS] = { "passive-eject", T_U32, NULL },
+	[KLB_POOL_A_PASSIVE_5XX] = { "passive-5xx", T_U8, NULL },
+	[KLB_POOL_A_SLOWSTART_MS] = { "slowstart", T_U32, NULL },
 };
 static const struct aspace pool_space = SPACE("pool", pool_attrs);
 

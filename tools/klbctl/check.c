@@ -39,8 +39,7 @@ const struct word health_words[] = {
 };
 const size_t n_health_words = ARRAY_SIZE(health_words);
 
-/* "500ms", "2s", "1.5s" or "2" (seconds) in milliseconds. */
-static bool parse_duration_ms(const char *s, uint32_t *ms)
+bool parse_duration_ms(const char *s, uint32_t *ms)
 {
 	unsigned long long whole = 0, frac = 0, scale = 1000;
 	const char *p = s;

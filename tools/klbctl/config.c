@@ -62,6 +62,12 @@ static int save_print(const struct pool_list *pl, const struct service_list *sl,
 			printf(" all-unhealthy %s",
 			       word_name(all_unhealthy_words, n_all_unhealthy_words,
 					 p->all_unhealthy, w1, sizeof(w1)));
+		if (p->passive_fall)
+			printf(" passive-fall %u passive-eject %ums passive-5xx %s",
+			       p->passive_fall, p->passive_eject_ms,
+			       p->passive_5xx ? "on" : "off");
+		if (p->slowstart_ms)
+			printf(" slowstart %ums", p->slowstart_ms);
 		if (p->has_check)
 			check_save(&p->check);
 		putchar('\n');
@@ -261,6 +267,7 @@ static int line_pool(struct config *c, bool add, int argc, char **argv,
 			cp->p.has_all_unhealthy = true;
 			cp->p.all_unhealthy = p.all_unhealthy;
 		}
+		passive_merge(&cp->p.passive, &p.passive);
 		if (p.has_check) {
 			cp->p.has_check = true;
 			cp->p.check = p.check;
@@ -564,6 +571,7 @@ static int restore_send(const struct config *c, const char *file)
 		req_put_u8(&r, KLB_POOL_A_SCHED, p->p.sched);
 		if (p->p.has_all_unhealthy)
 			req_put_u8(&r, KLB_POOL_A_ALL_UNHEALTHY, p->p.all_unhealthy);
+		passive_put(&r, &p->p.passive);
 		if (p->p.has_check)
 			check_put(&r, &p->p.check);
 		backends = req_nest_start(&r, KLB_POOL_A_BACKENDS);

@@ -15,8 +15,8 @@
 void pool_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: klbctl pool add NAME [sched SCHED] [all-unhealthy AU] [check CHECK]\n"
-		"       klbctl pool set NAME [sched SCHED] [all-unhealthy AU] [check CHECK]\n"
+		"Usage: klbctl pool add NAME [sched SCHED] [all-unhealthy AU] [PASSIVE] [check CHECK]\n"
+		"       klbctl pool set NAME [sched SCHED] [all-unhealthy AU] [PASSIVE] [check CHECK]\n"
 		"       klbctl pool del NAME\n"
 		"       klbctl [-j] [-s] pool show [NAME]\n"
 		"       klbctl pool zero [NAME]   (the counters of its backends, or of all)\n"
@@ -27,7 +27,12 @@ void pool_usage(FILE *f)
 		"KIND := { tcp | http | tls }   DUR := { 2s | 1.5s | 500ms }\n"
 		"  defaults: port the backend's, interval 2s, timeout 1s (at most the interval),\n"
 		"  rise 2, fall 3; http: path /, host the backend's address, expect 2xx.\n"
-		"  path, host, expect and body need http; sni needs tls. check comes last.\n");
+		"  path, host, expect and body need http; sni needs tls. check comes last.\n"
+		"PASSIVE := [passive-fall N] [passive-eject DUR] [passive-5xx { on | off }] [slowstart DUR]\n"
+		"  passive-fall: failures in a row of real traffic that eject a backend (0: off,\n"
+		"  the default) for passive-eject (default 10s, doubled on each ejection in a row);\n"
+		"  passive-5xx on: http 5xx answers count too. slowstart: a backend that becomes\n"
+		"  usable ramps from 5%% of its weight to all of it over DUR (0: off, the default).\n");
 }
 
 int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
@@ -48,10 +53,20 @@ int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
 			p->has_check = true;
 			break;
 		}
-		if (strcmp(argv[0], "sched") && strcmp(argv[0], "all-unhealthy"))
+		if (strcmp(argv[0], "sched") && strcmp(argv[0], "all-unhealthy") &&
+		    strcmp(argv[0], "passive-fall") &&
+		    strcmp(argv[0], "passive-eject") &&
+		    strcmp(argv[0], "passive-5xx") && strcmp(argv[0], "slowstart"))
 			return usage_errorf("pool", "unknown argument \"%s\"", argv[0]);
 		if (argc < 2)
 			return usage_errorf("pool", "missing value after \"%s\"", argv[0]);
+		if (!strncmp(argv[0], "passive-", 8) ||
+		    !strcmp(argv[0], "slowstart")) {
+			ret = passive_parse_word(argv[0], argv[1], &p->passive);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (!strcmp(argv[0], "all-unhealthy")) {
 			ret = parse_word("all-unhealthy option", argv[1],
 					 all_unhealthy_words,
@@ -73,8 +88,9 @@ int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
 		p->has_sched = true;
 		p->sched = KLB_SCHED_WRR;
 	}
-	if (!add && !p->has_sched && !p->has_check && !p->has_all_unhealthy)
-		return usage_errorf("pool", "nothing to change: expected \"sched SCHED\", \"all-unhealthy AU\" or \"check CHECK\"");
+	if (!add && !p->has_sched && !p->has_check && !p->has_all_unhealthy &&
+	    !passive_given(&p->passive))
+		return usage_errorf("pool", "nothing to change: expected \"sched SCHED\", \"all-unhealthy AU\", PASSIVE or \"check CHECK\"");
 	return EXIT_OK;
 }
 
@@ -93,6 +109,7 @@ static int pool_send(uint8_t cmd, int argc, char **argv, const struct pool_spec 
 		req_put_u8(&r, KLB_POOL_A_SCHED, p->sched);
 	if (p->has_all_unhealthy)
 		req_put_u8(&r, KLB_POOL_A_ALL_UNHEALTHY, p->all_unhealthy);
+	passive_put(&r, &p->passive);
 	if (p->has_check)
 		check_put(&r, &p->check);
 	req_nest_end(&r, nest);
@@ -148,6 +165,14 @@ static int backend_info_parse(const struct nlattr *nest, struct backend_info *b)
 	b->check_fail = attr_u64(tb[KLB_BACKEND_A_CHECK_FAIL], 0);
 	b->health_age = attr_u32(tb[KLB_BACKEND_A_HEALTH_AGE], 0);
 	b->check_error = attr_strdup(tb[KLB_BACKEND_A_CHECK_ERROR]);
+	b->has_passive = tb[KLB_BACKEND_A_EJECTIONS];
+	b->has_ejected = tb[KLB_BACKEND_A_EJECTED_MS];
+	b->ejected_ms = attr_u32(tb[KLB_BACKEND_A_EJECTED_MS], 0);
+	b->ejections = attr_u32(tb[KLB_BACKEND_A_EJECTIONS], 0);
+	b->passive_fail = tb[KLB_BACKEND_A_PASSIVE_FAIL] ?
+			  mnl_attr_get_u64(tb[KLB_BACKEND_A_PASSIVE_FAIL]) : 0;
+	b->has_weight_now = tb[KLB_BACKEND_A_WEIGHT_NOW];
+	b->weight_now = attr_u32(tb[KLB_BACKEND_A_WEIGHT_NOW], 0);
 	return 0;
 }
 
@@ -179,6 +204,14 @@ static int pool_info_parse(const struct nlattr *nest, struct pool_list *l)
 		p->sched = attr_u8(tb[KLB_POOL_A_SCHED], 0);
 	if (tb[KLB_POOL_A_ALL_UNHEALTHY])
 		p->all_unhealthy = attr_u8(tb[KLB_POOL_A_ALL_UNHEALTHY], 0);
+	if (tb[KLB_POOL_A_PASSIVE_FALL])
+		p->passive_fall = attr_u8(tb[KLB_POOL_A_PASSIVE_FALL], 0);
+	if (tb[KLB_POOL_A_PASSIVE_EJECT_MS])
+		p->passive_eject_ms = attr_u32(tb[KLB_POOL_A_PASSIVE_EJECT_MS], 0);
+	if (tb[KLB_POOL_A_PASSIVE_5XX])
+		p->passive_5xx = attr_u8(tb[KLB_POOL_A_PASSIVE_5XX], 0);
+	if (tb[KLB_POOL_A_SLOWSTART_MS])
+		p->slowstart_ms = attr_u32(tb[KLB_POOL_A_SLOWSTART_MS], 0);
 	if (tb[KLB_POOL_A_CHECK] && !p->has_check) {
 		check_info_parse(tb[KLB_POOL_A_CHECK], &p->check);
 		p->has_check = true;
@@ -293,6 +326,19 @@ void backend_print(const struct backend_info *b)
 		else
 			print_null(PRINT_JSON, "check_error", NULL, NULL);
 	}
+	if (b->has_passive) {
+		if (b->has_ejected)
+			print_uint(PRINT_ANY, "ejected_ms", " ejected for %ums",
+				   b->ejected_ms);
+		else
+			print_null(PRINT_JSON, "ejected_ms", NULL, NULL);
+		print_uint(PRINT_ANY, "ejections", " ejections %u", b->ejections);
+		print_u64(PRINT_ANY, "passive_fail", " passive failures %llu",
+			  b->passive_fail);
+	}
+	if (b->has_weight_now)
+		print_uint(PRINT_ANY, "weight_now", " slowstart weight %u",
+			   b->weight_now);
 	print_nl();
 	if (opt_stats)
 		stats_print(&b->stats, false, b->stats.l7_present ? "http" : NULL);
@@ -314,6 +360,15 @@ static void pool_print(const struct pool_info *p)
 		     " all-unhealthy %s",
 		     word_name(all_unhealthy_words, n_all_unhealthy_words,
 			       p->all_unhealthy, name, sizeof(name)));
+	/* Text: only what is on; JSON: always, in milliseconds. */
+	print_uint(p->passive_fall ? PRINT_ANY : PRINT_JSON, "passive_fall",
+		   " passive-fall %u", p->passive_fall);
+	print_uint(p->passive_fall ? PRINT_ANY : PRINT_JSON, "passive_eject_ms",
+		   " passive-eject %ums", p->passive_eject_ms);
+	print_bool(p->passive_fall && p->passive_5xx ? PRINT_ANY : PRINT_JSON,
+		   "passive_5xx", " passive-5xx on", p->passive_5xx);
+	print_uint(p->slowstart_ms ? PRINT_ANY : PRINT_JSON, "slowstart_ms",
+		   " slowstart %ums", p->slowstart_ms);
 	print_nl();
 	if (p->has_check)
 		check_print(&p->check);
