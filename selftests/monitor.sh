@@ -30,7 +30,8 @@ klb_load
 
 # mon_start NAME NS [OPTIONS] -- [ARGS]: a monitor in NS writing to
 # $TMPD/NAME.out (stderr NAME.err), pid in MON_PID[NAME]; returns once it
-# is subscribed: it printed a probe event made in NS for it.
+# is subscribed: it printed a probe event made in NS for it (pool and
+# backend events of a pool probe-NAME, which the checks leave out).
 declare -A MON_PID
 mon_start() {
 	local name=$1 ns=$2 pre=() i
@@ -39,9 +40,11 @@ mon_start() {
 	shift
 	ip netns exec "$ns" "${pre[@]}" "$KLBCTL" "$@" >"$TMPD/$name.out" 2>"$TMPD/$name.err" &
 	MON_PID[$name]=$!
-	for i in $(seq 1 100); do
-		ip netns exec "$ns" "$KLBCTL" pool add "probe-$name" >/dev/null 2>&1
-		ip netns exec "$ns" "$KLBCTL" pool del "probe-$name" >/dev/null 2>&1
+	# A backend event: every filter but "pool" lets it through.
+	printf 'pool add probe-%s\nbackend add probe-%s 10.255.0.1:1\npool del probe-%s\n' \
+		"$name" "$name" "$name" >"$TMPD/probe-$name"
+	for i in $(seq 1 50); do
+		ip netns exec "$ns" "$KLBCTL" -b "$TMPD/probe-$name" >/dev/null 2>&1
 		grep -q "probe-$name" "$TMPD/$name.out" && return 0
 		kill -0 "${MON_PID[$name]}" 2>/dev/null || break
 		sleep 0.2
