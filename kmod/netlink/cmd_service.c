@@ -142,8 +142,9 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 		klb_service_set_proxy_protocol(kn, svc, pp);
 	if (persist)
 		klb_service_set_persist(kn, svc, timeout, mask);
-	if (pp_attr || persist || tb[KLB_SERVICE_A_POOL])
-		klb_config_changed(kn);
+	if (!pp_attr && !persist && !tb[KLB_SERVICE_A_POOL])
+		return 0;	/* nothing asked, nothing changed, nothing told */
+	klb_config_changed(kn);
 	klb_nl_service_event(kn, KLB_EVENT_SET, svc->name,
 			     klb_service_pool(kn, svc)->name);
 	return 0;
