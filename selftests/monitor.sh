@@ -260,6 +260,7 @@ else
 	diag "$(cat "$TMPD/unpriv.err")"
 fi
 n=$(grep -c '"addr":"10\.1\.' "$TMPD/unpriv.out")
+diag "the stopped monitor (default socket buffer) printed $n of the 1000"
 check_range "... and printed fewer than 1000 of them" "$n" 1 999
 # It goes on after the loss: the next change arrives.
 klbctl pool add after-loss
