@@ -171,8 +171,8 @@ const char *klb_addr_fmt(char *buf, size_t len, u16 family,
 
 #define KLB_ADDRSTRLEN	(INET6_ADDRSTRLEN + 8)
 
-static struct klb_backend *klb_backend_find(struct klb_pool *pool,
-					    const struct klb_backend_cfg *cfg)
+struct klb_backend *klb_backend_find(struct klb_pool *pool,
+				     const struct klb_backend_cfg *cfg)
 {
 	struct klb_backend *be;
 

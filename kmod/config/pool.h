@@ -45,6 +45,9 @@ int klb_backend_set(struct klb_net *kn, struct klb_pool *pool,
 int klb_backend_del(struct klb_net *kn, struct klb_pool *pool,
 		    const struct klb_backend_cfg *cfg,
 		    struct netlink_ext_ack *extack);
+/* The backend of @pool at @cfg's address and port, or NULL. */
+struct klb_backend *klb_backend_find(struct klb_pool *pool,
+				     const struct klb_backend_cfg *cfg);
 /* A backend of @pool whose family is not @family, if any. */
 struct klb_backend *klb_pool_family_mismatch(struct klb_pool *pool,
 					     u16 family);

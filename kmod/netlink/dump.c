@@ -10,6 +10,7 @@
  * cursor is the position in the list and, for a pool whose backends did
  * not fit in one message, the next backend (struct klb_nl_dump_ctx).
  */
+#include "backend_nla.h"
 #include "config/pool.h"
 #include "config/service.h"
 #include "l4/conn.h"
@@ -48,10 +49,7 @@ static size_t klb_nl_stats_size(void)
 static size_t klb_nl_backend_size(void)
 {
 	return nla_total_size(0) +			/* BACKEND */
-	       nla_total_size(sizeof(struct in6_addr)) +	/* ADDR6 */
-	       nla_total_size(sizeof(u16)) +		/* PORT */
-	       nla_total_size(sizeof(u32)) +		/* WEIGHT */
-	       nla_total_size(sizeof(u8)) +		/* STATE */
+	       klb_backend_nla_size() +			/* its attributes */
 	       klb_nl_stats_size() +
 	       nla_total_size(sizeof(u8)) +		/* HEALTH */
 	       2 * nla_total_size_64bit(sizeof(u64)) +	/* CHECK_OK, _FAIL */
@@ -197,11 +195,7 @@ static int klb_nl_put_backend(struct sk_buff *skb,
 		return -EMSGSIZE;
 	klb_stats_read(be->stats, &sum);
 	sum.active_conns = atomic_read(&be->active_conns);
-	if (klb_nl_put_addr(skb, KLB_BACKEND_A_ADDR4, KLB_BACKEND_A_ADDR6,
-			    be->family, &be->addr) ||
-	    nla_put_u16(skb, KLB_BACKEND_A_PORT, ntohs(be->port)) ||
-	    nla_put_u32(skb, KLB_BACKEND_A_WEIGHT, be->weight) ||
-	    nla_put_u8(skb, KLB_BACKEND_A_STATE, be->state) ||
+	if (klb_backend_nla_put(skb, be) ||
 	    klb_nl_put_stats(skb, KLB_BACKEND_A_STATS, &sum, false, true) ||
 	    klb_nl_put_health(skb, pool, be) ||
 	    klb_nl_put_backend_passive(skb, be)) {

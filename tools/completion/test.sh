@@ -114,6 +114,12 @@ for o in $objects; do
 	[ -n "$cmds" ] && offers "klbctl $o " $cmds help
 done
 offers "klbctl restore " -f
+# monitor [FILTER]: the filter words of its help
+filters=$("$K" monitor help | sed -n 's/.*monitor \[\(.*\)\].*/\1/p' | tr -d '|')
+[ -n "$filters" ] || not_ok "filters found in klbctl monitor help"
+# shellcheck disable=SC2086
+offers "klbctl monitor " $filters help
+offers "klbctl -j monitor " $filters help
 
 # ---- every keyword of the add/set usage lines
 # positional placeholders -> a value

@@ -135,6 +135,21 @@ static const struct adesc config_attrs[] = {
 };
 static const struct aspace config_space = SPACE("config", config_attrs);
 
+static const struct adesc event_attrs[] = {
+	[KLB_EVENT_A_OBJECT] = { "object", T_U8, NULL },
+	[KLB_EVENT_A_ACTION] = { "action", T_U8, NULL },
+	[KLB_EVENT_A_TIME] = { "time", T_U64, NULL },
+	[KLB_EVENT_A_REASON] = { "reason", T_STR, NULL },
+	[KLB_EVENT_A_POOL] = { "pool", T_STR, NULL },
+	[KLB_EVENT_A_SERVICE] = { "service", T_STR, NULL },
+	[KLB_EVENT_A_SCHED] = { "sched", T_U8, NULL },
+	[KLB_EVENT_A_BACKEND] = { "backend", T_NEST, &backend_space },
+	[KLB_EVENT_A_POOLS] = { "pools", T_U32, NULL },
+	[KLB_EVENT_A_SERVICES] = { "services", T_U32, NULL },
+	[KLB_EVENT_A_BACKENDS] = { "backends", T_U32, NULL },
+};
+static const struct aspace event_space = SPACE("event", event_attrs);
+
 static const struct adesc top_attrs[] = {
 	[KLB_A_POOL] = { "pool", T_NEST, &pool_space },
 	[KLB_A_SERVICE] = { "service", T_NEST, &service_space },
@@ -143,6 +158,7 @@ static const struct adesc top_attrs[] = {
 	[KLB_A_RULE] = { "rule", T_NEST, &rule_space },
 	[KLB_A_PERSIST] = { "persist", T_NEST, NULL },
 	[KLB_A_STATS] = { "stats", T_NEST, NULL },
+	[KLB_A_EVENT] = { "event", T_NEST, &event_space },
 };
 static const struct aspace top_space = SPACE(NULL, top_attrs);
 
@@ -276,6 +292,7 @@ static const char *const cmd_names[] = {
 	[KLB_CMD_PERSIST_GET] = "persist_get",
 	[KLB_CMD_STATS_GET] = "stats_get",
 	[KLB_CMD_ZERO] = "zero",
+	[KLB_CMD_EVENT] = "event",
 };
 
 static void dump_level(FILE *f, struct level l, const struct aspace *sp,

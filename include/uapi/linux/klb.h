@@ -59,6 +59,14 @@
  *                         the counters of that service, of the backends of
  *                         that pool, or (neither given) of every service
  *                         and backend. Gauges (active connections) stay.
+ *   KLB_CMD_EVENT         never requested: sent to the multicast group
+ *                         KLB_MCGRP_EVENTS ("events") of the family, one
+ *                         message per change, KLB_A_EVENT{OBJECT, ACTION,
+ *                         TIME, [REASON], [POOL], [SERVICE], [SCHED],
+ *                         [BACKEND], [POOLS, SERVICES, BACKENDS]}, only to
+ *                         listeners in the namespace that changed. Open to
+ *                         every user, like reading. A listener that reads
+ *                         too slowly gets ENOBUFS: events were lost.
  *
  * Modes: nat rewrites the destination (backends route replies via klb);
  * fnat also rewrites the source to one of the service's SNAT addresses (or
@@ -105,6 +113,7 @@ enum klb_cmd {
 	KLB_CMD_PERSIST_GET,
 	KLB_CMD_STATS_GET,
 	KLB_CMD_ZERO,
+	KLB_CMD_EVENT,
 
 	__KLB_CMD_MAX
 };
@@ -257,6 +266,7 @@ enum klb_attr {
 	KLB_A_RULE,		/* nest: enum klb_rule_attr */
 	KLB_A_PERSIST,		/* nest: enum klb_persist_attr (dump output) */
 	KLB_A_STATS,		/* nest: enum klb_global_attr (STATS_GET output) */
+	KLB_A_EVENT,		/* nest: enum klb_event_attr (EVENT, multicast) */
 
 	__KLB_A_MAX
 };
@@ -493,5 +503,56 @@ enum klb_global_attr {
 };
 
 #define KLB_GLOBAL_A_MAX (__KLB_GLOBAL_A_MAX - 1)
+
+/* Events: the multicast group and what its messages say (KLB_CMD_EVENT). */
+#define KLB_MCGRP_EVENTS	"events"
+#define KLB_EVENT_REASON_MAX	64	/* including the terminating NUL */
+
+/* What an event is about. */
+enum klb_event_object {
+	KLB_EVENT_POOL,
+	KLB_EVENT_BACKEND,
+	KLB_EVENT_SERVICE,
+	KLB_EVENT_CONFIG,	/* the whole configuration: flush, restore */
+
+	__KLB_EVENT_OBJECT_MAX
+};
+
+#define KLB_EVENT_OBJECT_MAX (__KLB_EVENT_OBJECT_MAX - 1)
+
+/* What happened to it. */
+enum klb_event_action {
+	KLB_EVENT_NEW,
+	KLB_EVENT_SET,		/* changed by the operator (a backend: weight) */
+	KLB_EVENT_DEL,
+	KLB_EVENT_STATE,	/* a backend's operator state changed */
+	KLB_EVENT_HEALTH,	/* a backend's health changed */
+	KLB_EVENT_FLUSH,	/* config: everything deleted */
+	KLB_EVENT_RESTORE,	/* config: replaced as a whole */
+
+	__KLB_EVENT_ACTION_MAX
+};
+
+#define KLB_EVENT_ACTION_MAX (__KLB_EVENT_ACTION_MAX - 1)
+
+enum klb_event_attr {
+	KLB_EVENT_A_UNSPEC,
+	KLB_EVENT_A_PAD,
+	KLB_EVENT_A_OBJECT,	/* u8: enum klb_event_object */
+	KLB_EVENT_A_ACTION,	/* u8: enum klb_event_action */
+	KLB_EVENT_A_TIME,	/* u64: wall clock, ns since the epoch */
+	KLB_EVENT_A_REASON,	/* string: why ("operator", a check's error) */
+	KLB_EVENT_A_POOL,	/* string: the pool (of the backend, service) */
+	KLB_EVENT_A_SERVICE,	/* string: the service */
+	KLB_EVENT_A_SCHED,	/* u8: enum klb_sched (pool new, set) */
+	KLB_EVENT_A_BACKEND,	/* nest: enum klb_backend_attr, no STATS */
+	KLB_EVENT_A_POOLS,	/* u32: pools after a restore, before a flush */
+	KLB_EVENT_A_SERVICES,	/* u32: the same for services */
+	KLB_EVENT_A_BACKENDS,	/* u32: the same for backends */
+
+	__KLB_EVENT_A_MAX
+};
+
+#define KLB_EVENT_A_MAX (__KLB_EVENT_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_KLB_H */
