@@ -348,15 +348,20 @@ static unsigned long klb_health_pool_work(struct klb_net *kn,
 		klb_passive_tell(kn, pool, be);
 		dirty |= klb_backend_usable(be, false) != be->published;
 	}
-	dirty |= pool->ramp_until && time_before(now, pool->ramp_until);
+	/* A ramp steps until a publish at or after its end clears it. */
+	dirty |= pool->ramp_until != 0;
 	if (dirty && klb_sched_publish(kn, pool)) {
 		set_bit(KLB_POOL_HEALTH_DIRTY, &pool->health_dirty);
 		*retry = true;
 	}
 	next = klb_passive_next_end(pool);
-	if (pool->ramp_until && time_before(now, pool->ramp_until))
+	if (pool->ramp_until) {
+		unsigned long step = now + klb_health_ramp_step(pool);
+
 		next = klb_health_earlier(next,
-					  now + klb_health_ramp_step(pool));
+					  time_before(pool->ramp_until, step) ?
+					  pool->ramp_until : step);
+	}
 	return next;
 }
 
