@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # klb top-level Makefile.
-#   make            build klb.ko and klbctl
+#   make            build klb.ko, klbctl and the selftests' C helpers
 #   make demo       build, boot the test VM, balance real traffic (L4 and
 #                   L7), show counters
 #   make check      every test: static checks (make lint), unit tests, short
@@ -11,6 +11,8 @@
 #                   the layer arrows (tools/layers.py), one version
 #   make DEBUG=1    klb.ko with load-time self-tests and lock checks
 #                   (make module-debug builds that into out/debug/)
+#   make other-kernels  compile klb.ko against Debian 6.12 headers (downloaded,
+#                   not installed), with and without the netns refcount tracker
 #   make bench      the Stingray benchmark matrix against peers (~40-60 min)
 #   make install    install-module + install-tools (DESTDIR, PREFIX honoured)
 #   make install-module   klb.ko into /lib/modules/KVER/updates, depmod
@@ -54,9 +56,9 @@ export KVER KDIR
 	vmtest check demo bench bench-quick install clean checkpatch sparse \
 	spec-check layers lint version-check install-module install-tools \
 	uninstall uninstall-module uninstall-tools dkms-src set-version \
-	install-check
+	install-check selftests-progs other-kernels
 
-all: module klbctl
+all: module klbctl selftests-progs
 
 module:
 	@test -e "$(KDIR)/Makefile" || { echo "no kernel build tree at '$(KDIR)': run 'make deps' (or set KDIR)"; exit 1; }
@@ -64,6 +66,16 @@ module:
 
 klbctl:
 	$(MAKE) -C tools/klbctl
+
+# the selftests' C helpers (the VM runs what the host built)
+selftests-progs:
+	$(MAKE) -C selftests
+
+# Compile check against a Debian kernel that is not installed (downloads
+# its headers into out/kernels/; not part of check): OTHER_KVER=6.12.118+deb12
+other-kernels:
+	tools/build-other-kernels.sh $(OTHER_KVER)
+	tools/build-other-kernels.sh --tracker $(OTHER_KVER)
 
 deps:
 	tools/deps.sh
@@ -203,6 +215,7 @@ set-version:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	$(MAKE) -C tools/klbctl clean
+	$(MAKE) -C selftests clean
 	-$(MAKE) -C tools/testing/unit clean
 	-$(MAKE) -C tools/testing/fuzz clean
 	rm -rf out

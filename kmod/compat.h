@@ -13,6 +13,10 @@
 #include <net/route.h>
 #include <net/netfilter/ipv4/nf_defrag_ipv4.h>
 #include <net/netfilter/ipv6/nf_defrag_ipv6.h>
+/* 6.5 moved skb_gso_validate_network_len() and friends to their own header. */
+#if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
+#include <net/gso.h>
+#endif
 
 /*
  * Re-route a locally generated packet whose destination was rewritten.
@@ -157,6 +161,24 @@ static inline void klb_sock_set_transparent(struct sock *sk)
 }
 
 /*
+ * The netns refcount tracker of a kernel socket that now holds the netns
+ * (klb_sock_hold_net()): __sk_destruct() frees the tracker of a refcounted
+ * socket from net->refcnt_tracker. Since 6.2 sk_alloc() gives a kernel
+ * socket a tracker in net->notrefcnt_tracker: free that one first, or it
+ * leaks and the tracker reports it when the netns goes (as 6.14's
+ * sk_net_refcnt_upgrade() does). Before 5.17 there is no tracker.
+ */
+static inline void klb_sock_track_net(struct sock *sk, struct net *net)
+{
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+	__netns_tracker_free(net, &sk->ns_tracker, false);
+#endif
+#if KERNEL_VERSION(5, 17, 0) <= LINUX_VERSION_CODE
+	netns_tracker_alloc(net, &sk->ns_tracker, GFP_KERNEL);
+#endif
+}
+
+/*
  * A kernel socket holds no reference on its netns. One we close gracefully
  * lives on (FIN_WAIT, LAST_ACK) after we let go of it: make it hold the
  * netns as a user socket does, so the netns cannot be freed under it.
@@ -171,7 +193,7 @@ static inline bool klb_sock_hold_net(struct sock *sk)
 		return true;
 	if (!maybe_get_net(net))
 		return false;
-	netns_tracker_alloc(net, &sk->ns_tracker, GFP_KERNEL);
+	klb_sock_track_net(sk, net);
 	sk->sk_net_refcnt = 1;
 	sock_inuse_add(net, 1);
 	return true;

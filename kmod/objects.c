@@ -26,6 +26,7 @@ static const char * const klb_obj_names[KLB_OBJ__MAX] = {
 	[KLB_OBJ_PERSIST]	= "persistence entry",
 	[KLB_OBJ_CHECK]		= "health check config",
 	[KLB_OBJ_PROBE]		= "health probe",
+	[KLB_OBJ_CONN_HASH]	= "connection hash array",
 };
 
 void klb_objects_check(void)

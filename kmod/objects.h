@@ -22,6 +22,7 @@ enum klb_obj {
 	KLB_OBJ_PERSIST,
 	KLB_OBJ_CHECK,
 	KLB_OBJ_PROBE,
+	KLB_OBJ_CONN_HASH,
 	KLB_OBJ__MAX
 };
 

@@ -57,18 +57,21 @@ static const struct ctl_table klb_sysctl_template[] = {
 	/* 0: every backend connection closes after its exchange */
 	KLB_SYSCTL(l7_backend_idle_max, SYSCTL_ZERO, &klb_idle_max_max),
 	KLB_SYSCTL(tls_hello_timeout, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(udp_timeout_unreplied, SYSCTL_ONE, &klb_timeout_max),
 	{ }
 };
 
 void klb_sysctl_defaults(struct klb_sysctl *s)
 {
 	s->conn_max = 262144;
-	s->tcp_timeout_syn = 30;
+	/* Until the handshake completes: short, a spoofed SYN never does. */
+	s->tcp_timeout_syn = 10;
 	s->tcp_timeout_established = 900;
 	s->tcp_timeout_fin = 120;
 	s->tcp_timeout_time_wait = 120;
 	s->tcp_timeout_close = 10;
 	s->udp_timeout = 300;
+	s->udp_timeout_unreplied = 30;
 	s->expire_nodest_conn = 0;
 	/* Below Linux's default ip_local_port_range: no local socket's. */
 	s->fnat_port_min = 1024;

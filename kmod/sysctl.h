@@ -15,6 +15,7 @@ struct klb_sysctl {
 	int tcp_timeout_time_wait;
 	int tcp_timeout_close;
 	int udp_timeout;
+	int udp_timeout_unreplied;	/* until the backend answers */
 	int expire_nodest_conn;
 	int fnat_port_min;		/* fnat source ports, per address and */
 	int fnat_port_max;		/* backend (see l4/fnat.c) */

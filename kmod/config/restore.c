@@ -19,6 +19,7 @@
 #include "config/restore.h"
 #include "config/service.h"
 #include "health/health.h"
+#include "l4/conn.h"
 #include "l4/vip.h"
 
 static void klb_pools_destroy(struct klb_net *kn, struct list_head *pools,
@@ -136,6 +137,9 @@ int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
 
 	klb_assert_locked(kn);
 
+	/* Into an empty netns: size the connection hash for conn_max now. */
+	if (!kn->nservices)
+		klb_conn_table_fit(kn);
 	err = klb_staged_start(kn, st, &started, extack);
 	if (err)
 		goto err_staged;

@@ -271,6 +271,9 @@ int klb_service_add(struct klb_net *kn, const struct klb_service_cfg *cfg,
 	svc = klb_service_create(kn, &kn->pools, &kn->services, cfg, extack);
 	if (IS_ERR(svc))
 		return PTR_ERR(svc);
+	/* The first service: size the connection hash for conn_max now. */
+	if (!kn->nservices)
+		klb_conn_table_fit(kn);
 
 	err = klb_service_start(kn, svc, extack);
 	if (err)

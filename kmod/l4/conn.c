@@ -17,8 +17,22 @@
  * The references a connection holds on its service and backend are dropped
  * in the RCU callback, so a reader that found the connection may use
  * c->svc and c->be until rcu_read_unlock().
+ *
+ * Under attack (Documentation/security.md, "Connection table"):
+ *  - Chains are placed by SipHash under a random key of the netns, so a
+ *    remote client cannot aim its flows at one chain.
+ *  - The bucket array is sized from net.klb.conn_max (about two
+ *    connections per bucket when full, bounded) when the netns gets its
+ *    first service; a lookup walks a few nodes, not thousands. It is not
+ *    resized while connections live: they would have to move between
+ *    chains under the datapath's feet.
+ *  - At conn_max a new connection evicts an entry nothing established
+ *    depends on (a handshake in progress, an unreplied UDP flow, a closed
+ *    connection), the least recently active of its own chain, else of a
+ *    few chains from a random one; only if there is none is it refused.
+ *  - Entries that have no reply yet have short timeouts.
  */
-#include <linux/jhash.h>
+#include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -29,30 +43,56 @@
 #include "l4/conn.h"
 #include "l4/persist.h"
 
-static unsigned int conn_hash_bits = 12;
+static unsigned int conn_hash_bits;
 module_param(conn_hash_bits, uint, 0444);
 MODULE_PARM_DESC(conn_hash_bits,
-		 "log2 of the connection hash size of each netns (8..20, default 12)");
+		 "log2 of the connection hash size of each netns (10..22; default 0: sized from net.klb.conn_max)");
 
-#define KLB_CONN_LOCKS_MAX	1024
+/*
+ * Chain locks: a connection's chain lock is hval % KLB_CONN_LOCKS; a hash
+ * never has fewer buckets, so one bucket is always under one lock.
+ */
+#define KLB_CONN_LOCKS		1024
+#define KLB_CONN_HASH_BITS_MIN	10
+#define KLB_CONN_HASH_BITS_MAX	22	/* 4M buckets, 32 MiB */
+/* Eviction looks at this many nodes at most, over this many chains. */
+#define KLB_EVICT_NODES		64
+#define KLB_EVICT_CHAINS	8
 /* The GC visits the whole table about once per KLB_GC_SLICES periods. */
 #define KLB_GC_SLICES		10
 #define KLB_GC_PERIOD		(HZ / KLB_GC_SLICES ? : 1)
 
 static struct kmem_cache *klb_conn_cache;
 
+/*
+ * SipHash, not jhash with a random seed: jhash is no PRF, and a client
+ * who can watch timing or guess the seed could still pile its flows into
+ * one chain (nf_conntrack moved to SipHash for the same reason).
+ */
 static u32 klb_flow_hash(const struct klb_conn_table *t,
 			 const struct klb_flow *f)
 {
-	u32 ports = (__force u32)f->sport << 16 | (__force u32)f->dport;
+	u64 rest = (u64)((__force u32)f->sport << 16 | (__force u32)f->dport) << 8 |
+		   f->proto;
+	u64 w[5];
 
 	if (f->family == AF_INET)
-		return jhash_3words((__force u32)f->saddr.ip,
-				    (__force u32)f->daddr.ip, ports,
-				    t->seed ^ f->proto);
-	return jhash2((const u32 *)&f->saddr.in6, 4,
-		      jhash2((const u32 *)&f->daddr.in6, 4,
-			     t->seed ^ ports ^ f->proto));
+		return siphash_2u64((u64)(__force u32)f->saddr.ip << 32 |
+				    (__force u32)f->daddr.ip, rest, &t->key);
+	memcpy(&w[0], &f->saddr.in6, sizeof(struct in6_addr));
+	memcpy(&w[2], &f->daddr.in6, sizeof(struct in6_addr));
+	w[4] = rest;
+	return siphash(w, sizeof(w), &t->key);
+}
+
+/*
+ * Under rcu_read_lock. The hash only changes while the table is empty,
+ * under the config lock (klb_conn_table_fit()), which its other users
+ * (the netns's setup and teardown) hold or precede.
+ */
+static struct klb_conn_hash *klb_conn_hash(const struct klb_conn_table *t)
+{
+	return rcu_dereference_check(t->hash, true);
 }
 
 static bool klb_flow_equal(const struct klb_flow *a, const struct klb_flow *b)
@@ -70,13 +110,18 @@ static bool klb_hnode_match(const struct klb_conn_hnode *h,
 	return h->dir == dir && klb_flow_equal(&h->flow, f);
 }
 
+static struct hlist_head *klb_conn_chain(struct klb_conn_hash *h, u32 hval)
+{
+	return &h->buckets[hval & h->mask];
+}
+
 struct klb_conn *klb_conn_find(struct klb_conn_table *t,
 			       const struct klb_flow *f, enum klb_dir dir)
 {
-	u32 b = klb_flow_hash(t, f) & t->mask;
 	struct klb_conn_hnode *h;
 
-	hlist_for_each_entry_rcu(h, &t->buckets[b], node) {
+	hlist_for_each_entry_rcu(h, klb_conn_chain(klb_conn_hash(t),
+						   klb_flow_hash(t, f)), node) {
 		if (klb_hnode_match(h, f, dir))
 			return klb_hnode_conn(h);
 	}
@@ -84,13 +129,14 @@ struct klb_conn *klb_conn_find(struct klb_conn_table *t,
 }
 
 /* Same as klb_conn_find(), for a writer holding the chain's lock. */
-static struct klb_conn *klb_conn_find_locked(struct klb_conn_table *t, u32 b,
+static struct klb_conn *klb_conn_find_locked(struct klb_conn_table *t,
+					     u32 hval,
 					     const struct klb_flow *f,
 					     enum klb_dir dir)
 {
 	struct klb_conn_hnode *h;
 
-	hlist_for_each_entry(h, &t->buckets[b], node) {
+	hlist_for_each_entry(h, klb_conn_chain(klb_conn_hash(t), hval), node) {
 		if (klb_hnode_match(h, f, dir))
 			return klb_hnode_conn(h);
 	}
@@ -101,8 +147,8 @@ static void klb_conn_lock(struct klb_conn_table *t, const struct klb_conn *c)
 	__acquires(orig_chain_lock)
 	__acquires(reply_chain_lock)
 {
-	unsigned int l0 = c->bucket[KLB_DIR_ORIG] & t->lock_mask;
-	unsigned int l1 = c->bucket[KLB_DIR_REPLY] & t->lock_mask;
+	unsigned int l0 = c->hval[KLB_DIR_ORIG] % KLB_CONN_LOCKS;
+	unsigned int l1 = c->hval[KLB_DIR_REPLY] % KLB_CONN_LOCKS;
 
 	if (l0 > l1)
 		swap(l0, l1);
@@ -117,8 +163,8 @@ static void klb_conn_unlock(struct klb_conn_table *t, const struct klb_conn *c)
 	__releases(orig_chain_lock)
 	__releases(reply_chain_lock)
 {
-	unsigned int l0 = c->bucket[KLB_DIR_ORIG] & t->lock_mask;
-	unsigned int l1 = c->bucket[KLB_DIR_REPLY] & t->lock_mask;
+	unsigned int l0 = c->hval[KLB_DIR_ORIG] % KLB_CONN_LOCKS;
+	unsigned int l1 = c->hval[KLB_DIR_REPLY] % KLB_CONN_LOCKS;
 
 	if (l0 > l1)
 		swap(l0, l1);
@@ -129,7 +175,9 @@ static void klb_conn_unlock(struct klb_conn_table *t, const struct klb_conn *c)
 	spin_unlock_bh(&t->locks[l0]);
 }
 
-static unsigned long klb_conn_timeout(const struct klb_sysctl *s, u8 state)
+/* How long @c lives in @state without a packet. */
+static unsigned long klb_conn_timeout(const struct klb_sysctl *s,
+				      const struct klb_conn *c, u8 state)
 {
 	int secs;
 
@@ -149,6 +197,9 @@ static unsigned long klb_conn_timeout(const struct klb_sysctl *s, u8 state)
 		break;
 	case KLB_CONN_UDP:
 		secs = READ_ONCE(s->udp_timeout);
+		/* A spoofed datagram gets no answer: keep it briefly. */
+		if (!test_bit(KLB_CONN_F_CONFIRMED, &c->flags))
+			secs = min(secs, READ_ONCE(s->udp_timeout_unreplied));
 		break;
 	default:
 		secs = READ_ONCE(s->tcp_timeout_close);
@@ -184,7 +235,8 @@ static void klb_conn_free_rcu(struct rcu_head *head)
 	klb_obj_dec(KLB_OBJ_CONN);
 }
 
-void klb_conn_expire(struct klb_conn_table *t, struct klb_conn *c)
+/* Unlink and free after a grace period; false if another did it first. */
+static bool klb_conn_unlink(struct klb_conn_table *t, struct klb_conn *c)
 {
 	bool unlinked = false;
 
@@ -197,11 +249,97 @@ void klb_conn_expire(struct klb_conn_table *t, struct klb_conn *c)
 	}
 	klb_conn_unlock(t, c);
 	if (!unlinked)
-		return;
+		return false;
 
 	klb_conn_leave_active(c);
 	atomic_dec(&t->count);
 	call_rcu(&c->rcu, klb_conn_free_rcu);
+	return true;
+}
+
+void klb_conn_expire(struct klb_conn_table *t, struct klb_conn *c)
+{
+	klb_conn_unlink(t, c);
+}
+
+/*
+ * Entries that may go to make room, because nothing established depends
+ * on them: a handshake not complete (a spoofed SYN never completes), a
+ * UDP flow nobody answered, a connection already closed.
+ */
+static bool klb_conn_evictable(const struct klb_conn *c)
+{
+	switch (READ_ONCE(c->state)) {
+	case KLB_CONN_SYN_SENT:
+	case KLB_CONN_SYN_RECV:
+	case KLB_CONN_TIME_WAIT:
+	case KLB_CONN_CLOSE:
+		return true;
+	case KLB_CONN_UDP:
+		return !test_bit(KLB_CONN_F_CONFIRMED, &c->flags);
+	}
+	return false;
+}
+
+/* When @c last had a packet that moved its timer. */
+static unsigned long klb_conn_last_seen(const struct klb_sysctl *s,
+					const struct klb_conn *c)
+{
+	return READ_ONCE(c->expires) -
+	       klb_conn_timeout(s, c, READ_ONCE(c->state));
+}
+
+/*
+ * The least recently active evictable entry of the chain of @hval, or
+ * @best if it is less recent; *@budget: nodes left to look at.
+ */
+static struct klb_conn *klb_conn_evict_pick(const struct klb_sysctl *s,
+					    struct klb_conn_hash *h, u32 hval,
+					    struct klb_conn *best,
+					    unsigned int *budget)
+{
+	struct klb_conn_hnode *n;
+
+	hlist_for_each_entry_rcu(n, klb_conn_chain(h, hval), node) {
+		struct klb_conn *c = klb_hnode_conn(n);
+
+		if (!*budget)
+			break;
+		(*budget)--;
+		if (c == best || test_bit(KLB_CONN_F_DEAD, &c->flags) ||
+		    !klb_conn_evictable(c))
+			continue;
+		if (!best || time_before(klb_conn_last_seen(s, c),
+					 klb_conn_last_seen(s, best)))
+			best = c;
+	}
+	return best;
+}
+
+/*
+ * The table is full: remove one evictable entry, from the chain the new
+ * connection @hval goes to if it has one, else from a few chains after a
+ * random one. A bounded walk in softirq, whatever the table holds.
+ */
+static bool klb_conn_evict(struct klb_net *kn, u32 hval)
+{
+	struct klb_conn_table *t = kn->conns;
+	struct klb_conn_hash *h = klb_conn_hash(t);
+	unsigned int budget = KLB_EVICT_NODES, i;
+	struct klb_conn *victim;
+	u32 start;
+
+	victim = klb_conn_evict_pick(&kn->sysctl, h, hval, NULL, &budget);
+	if (!victim) {
+		start = get_random_u32();
+		for (i = 0; i < KLB_EVICT_CHAINS && budget; i++)
+			victim = klb_conn_evict_pick(&kn->sysctl, h, start + i,
+						     victim, &budget);
+	}
+	if (!victim || !klb_conn_unlink(t, victim))
+		return false;
+	atomic_long_inc(&t->evictions);
+	return true;
 }
 
 static void klb_conn_gc_kick(struct klb_conn_table *t)
@@ -238,8 +376,7 @@ static void klb_conn_set_reply(struct klb_conn *c, const struct klb_backend *be,
 
 void klb_conn_rehash_reply(struct klb_conn_table *t, struct klb_conn *c)
 {
-	c->bucket[KLB_DIR_REPLY] = klb_flow_hash(t, &c->h[KLB_DIR_REPLY].flow) &
-				   t->mask;
+	c->hval[KLB_DIR_REPLY] = klb_flow_hash(t, &c->h[KLB_DIR_REPLY].flow);
 }
 
 struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
@@ -248,9 +385,10 @@ struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
 {
 	struct klb_conn_table *t = kn->conns;
 	int max = READ_ONCE(kn->sysctl.conn_max);
+	u32 hval = klb_flow_hash(t, orig);
 	struct klb_conn *c;
 
-	if (atomic_inc_return(&t->count) > max) {
+	if (atomic_inc_return(&t->count) > max && !klb_conn_evict(kn, hval)) {
 		atomic_dec(&t->count);
 		return ERR_PTR(-ENOSPC);
 	}
@@ -263,13 +401,13 @@ struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
 	c->h[KLB_DIR_ORIG].flow = *orig;
 	c->h[KLB_DIR_ORIG].dir = KLB_DIR_ORIG;
 	c->h[KLB_DIR_REPLY].dir = KLB_DIR_REPLY;
-	c->bucket[KLB_DIR_ORIG] = klb_flow_hash(t, orig) & t->mask;
+	c->hval[KLB_DIR_ORIG] = hval;
 	klb_conn_set_reply(c, be, svc->mode);
 	klb_conn_rehash_reply(t, c);
 	spin_lock_init(&c->lock);
 	c->state = orig->proto == IPPROTO_TCP ? KLB_CONN_SYN_SENT :
 						KLB_CONN_UDP;
-	c->expires = jiffies + klb_conn_timeout(&kn->sysctl, c->state);
+	c->expires = jiffies + klb_conn_timeout(&kn->sysctl, c, c->state);
 	c->svc = svc;
 	c->be = be;
 	return c;
@@ -286,10 +424,11 @@ struct klb_conn *klb_conn_insert(struct klb_conn_table *t, struct klb_conn *c)
 {
 	struct klb_service *svc = c->svc;
 	struct klb_backend *be = c->be;
+	struct klb_conn_hash *h;
 	struct klb_conn *old;
 
 	klb_conn_lock(t, c);
-	old = klb_conn_find_locked(t, c->bucket[KLB_DIR_ORIG],
+	old = klb_conn_find_locked(t, c->hval[KLB_DIR_ORIG],
 				   &c->h[KLB_DIR_ORIG].flow, KLB_DIR_ORIG);
 	if (old)
 		goto unlock;
@@ -299,7 +438,7 @@ struct klb_conn *klb_conn_insert(struct klb_conn_table *t, struct klb_conn *c)
 	 * the source port is taken): replies could not be told apart, so
 	 * refuse the newcomer rather than break both.
 	 */
-	if (klb_conn_find_locked(t, c->bucket[KLB_DIR_REPLY],
+	if (klb_conn_find_locked(t, c->hval[KLB_DIR_REPLY],
 				 &c->h[KLB_DIR_REPLY].flow, KLB_DIR_REPLY)) {
 		old = ERR_PTR(-EADDRINUSE);
 		goto unlock;
@@ -311,10 +450,11 @@ struct klb_conn *klb_conn_insert(struct klb_conn_table *t, struct klb_conn *c)
 	atomic_inc(&svc->active_conns);
 	atomic_inc(&be->active_conns);
 	klb_obj_inc(KLB_OBJ_CONN);
+	h = klb_conn_hash(t);
 	hlist_add_head_rcu(&c->h[KLB_DIR_ORIG].node,
-			   &t->buckets[c->bucket[KLB_DIR_ORIG]]);
+			   klb_conn_chain(h, c->hval[KLB_DIR_ORIG]));
 	hlist_add_head_rcu(&c->h[KLB_DIR_REPLY].node,
-			   &t->buckets[c->bucket[KLB_DIR_REPLY]]);
+			   klb_conn_chain(h, c->hval[KLB_DIR_REPLY]));
 	klb_conn_unlock(t, c);
 
 	klb_stats_conn(svc->stats);
@@ -384,12 +524,28 @@ static u8 klb_tcp_next_state(struct klb_conn *c, enum klb_dir dir, u8 f)
 	return st;
 }
 
+/*
+ * A UDP flow is confirmed by an answer; dr and tun never see one, so
+ * there the client's second datagram counts (as its first ACK confirms a
+ * TCP handshake there): a spoofed flood sends one per address.
+ */
+static void klb_conn_udp_confirm(struct klb_conn *c, enum klb_dir dir)
+{
+	if (dir == KLB_DIR_REPLY ||
+	    (klb_conn_oneway(c) &&
+	     test_and_set_bit(KLB_CONN_F_ORIG_SEEN, &c->flags)))
+		set_bit(KLB_CONN_F_CONFIRMED, &c->flags);
+}
+
 void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 		   u8 tcpflags)
 {
-	u8 state = READ_ONCE(c->state), prev;
+	u8 state = READ_ONCE(c->state), before = state, prev;
 	unsigned long expires;
 
+	if (state == KLB_CONN_UDP &&
+	    !test_bit(KLB_CONN_F_CONFIRMED, &c->flags))
+		klb_conn_udp_confirm(c, dir);
 	/*
 	 * Most segments of an established connection change nothing but
 	 * the timer: only take the lock when the state may move.
@@ -409,8 +565,16 @@ void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 		if (!klb_conn_state_active(state))
 			klb_conn_leave_active(c);
 	}
+	/*
+	 * A backend repeating its SYN-ACK does not bring the handshake any
+	 * closer: the timer runs from the first, else each spoofed SYN would
+	 * hold its entry for the backend's whole SYN-ACK retry period.
+	 */
+	if (state == KLB_CONN_SYN_RECV && before == KLB_CONN_SYN_RECV &&
+	    dir == KLB_DIR_REPLY)
+		return;
 
-	expires = jiffies + klb_conn_timeout(&kn->sysctl, state);
+	expires = jiffies + klb_conn_timeout(&kn->sysctl, c, state);
 	/* Avoid dirtying the shared line when the tick has not moved. */
 	if (READ_ONCE(c->expires) != expires)
 		WRITE_ONCE(c->expires, expires);
@@ -427,10 +591,14 @@ static unsigned int klb_conn_remove_bucket(struct klb_conn_table *t,
 					   const void *arg)
 {
 	struct klb_conn_hnode *h;
+	struct klb_conn_hash *hash;
 	unsigned int n = 0;
 
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(h, &t->buckets[b], node) {
+	hash = klb_conn_hash(t);
+	if (b > hash->mask)	/* the hash was made smaller meanwhile */
+		goto out;
+	hlist_for_each_entry_rcu(h, &hash->buckets[b], node) {
 		struct klb_conn *c;
 
 		if (h->dir != KLB_DIR_ORIG)
@@ -441,8 +609,19 @@ static unsigned int klb_conn_remove_bucket(struct klb_conn_table *t,
 			n++;
 		}
 	}
+out:
 	rcu_read_unlock();
 	return n;
+}
+
+static unsigned int klb_conn_mask(struct klb_conn_table *t)
+{
+	unsigned int mask;
+
+	rcu_read_lock();
+	mask = klb_conn_hash(t)->mask;
+	rcu_read_unlock();
+	return mask;
 }
 
 static void klb_conn_remove_all(struct klb_conn_table *t,
@@ -450,9 +629,9 @@ static void klb_conn_remove_all(struct klb_conn_table *t,
 					      const void *arg),
 				const void *arg)
 {
-	unsigned int b;
+	unsigned int b, mask = klb_conn_mask(t);
 
-	for (b = 0; b <= t->mask; b++) {
+	for (b = 0; b <= mask; b++) {
 		if (klb_conn_table_empty(t))
 			break;
 		klb_conn_remove_bucket(t, b, match, arg);
@@ -500,15 +679,16 @@ static void klb_conn_gc(struct work_struct *work)
 	struct klb_conn_table *t = container_of(to_delayed_work(work),
 						struct klb_conn_table,
 						gc_work);
-	unsigned int n = (t->mask + KLB_GC_SLICES) / KLB_GC_SLICES;
-	unsigned int b = t->gc_next;
+	unsigned int mask = klb_conn_mask(t);
+	unsigned int n = (mask + KLB_GC_SLICES) / KLB_GC_SLICES;
+	unsigned int b = t->gc_next & mask;
 
 	if (klb_conn_table_empty(t))
 		return;		/* klb_conn_new() re-arms us */
 
 	while (n--) {
 		klb_conn_remove_bucket(t, b, klb_conn_gc_match, t->kn);
-		b = (b + 1) & t->mask;
+		b = (b + 1) & mask;
 		if (!(n & 63))
 			cond_resched();
 	}
@@ -576,11 +756,17 @@ int klb_conn_walk(struct klb_net *kn, unsigned long pos[2],
 
 	if (!t)
 		return 0;
-	for (; pos[0] <= t->mask; pos[0]++, pos[1] = 0) {
+	for (;; pos[0]++, pos[1] = 0) {
 		struct klb_conn_hnode *h;
+		struct klb_conn_hash *hash;
 
 		rcu_read_lock();
-		hlist_for_each_entry_rcu(h, &t->buckets[pos[0]], node) {
+		hash = klb_conn_hash(t);
+		if (pos[0] > hash->mask) {
+			rcu_read_unlock();
+			break;
+		}
+		hlist_for_each_entry_rcu(h, &hash->buckets[pos[0]], node) {
 			struct klb_conn *c;
 
 			if (h->dir != KLB_DIR_ORIG)
@@ -605,32 +791,95 @@ int klb_conn_walk(struct klb_net *kn, unsigned long pos[2],
 	return 0;
 }
 
+static unsigned int klb_conn_hash_bits(int conn_max)
+{
+	unsigned int bits = conn_hash_bits;
+
+	/* About two connections per bucket when the table is full. */
+	if (!bits)
+		bits = order_base_2(max(conn_max / 2, 1));
+	return clamp_t(unsigned int, bits, KLB_CONN_HASH_BITS_MIN,
+		       KLB_CONN_HASH_BITS_MAX);
+}
+
+static struct klb_conn_hash *klb_conn_hash_alloc(unsigned int bits)
+{
+	struct klb_conn_hash *h;
+
+	h = kvzalloc(struct_size(h, buckets, 1U << bits), GFP_KERNEL);
+	if (!h)
+		return NULL;
+	h->mask = (1U << bits) - 1;
+	klb_obj_inc(KLB_OBJ_CONN_HASH);
+	return h;
+}
+
+void klb_conn_table_fit(struct klb_net *kn)
+{
+	struct klb_conn_table *t = kn->conns;
+	struct klb_conn_hash *old, *h;
+	unsigned int bits;
+
+	if (!t || !klb_conn_table_empty(t))
+		return;
+	/*
+	 * Empty, and no service publishes a VIP: nothing inserts (a service's
+	 * last packets were waited for when it went), only reply lookups
+	 * may still walk the old, empty array.
+	 */
+	old = rcu_dereference_protected(t->hash, true);
+	bits = klb_conn_hash_bits(READ_ONCE(kn->sysctl.conn_max));
+	if (old->mask == (1U << bits) - 1)
+		return;
+	h = klb_conn_hash_alloc(bits);
+	if (!h)
+		return;
+	rcu_assign_pointer(t->hash, h);
+	t->gc_next = 0;
+	klb_obj_dec(KLB_OBJ_CONN_HASH);
+	kvfree_rcu(old, rcu);
+}
+
+unsigned int klb_conn_buckets(struct klb_net *kn)
+{
+	return kn->conns ? klb_conn_mask(kn->conns) + 1 : 0;
+}
+
+unsigned long klb_conn_evictions(struct klb_net *kn)
+{
+	return kn->conns ? atomic_long_read(&kn->conns->evictions) : 0;
+}
+
 int klb_conn_net_init(struct klb_net *kn)
 {
-	unsigned int bits = clamp(conn_hash_bits, 8U, 20U);
-	unsigned int nbuckets = 1U << bits;
-	unsigned int nlocks = min_t(unsigned int, nbuckets, KLB_CONN_LOCKS_MAX);
 	struct klb_conn_table *t;
+	struct klb_conn_hash *h;
 	unsigned int i;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	t->buckets = kvcalloc(nbuckets, sizeof(*t->buckets), GFP_KERNEL);
-	t->locks = kvmalloc_array(nlocks, sizeof(*t->locks), GFP_KERNEL);
-	if (!t->buckets || !t->locks) {
-		kvfree(t->buckets);
+	/* The smallest hash until a service comes (klb_conn_table_fit()). */
+	h = klb_conn_hash_alloc(conn_hash_bits ?
+				klb_conn_hash_bits(0) : KLB_CONN_HASH_BITS_MIN);
+	t->locks = kvmalloc_array(KLB_CONN_LOCKS, sizeof(*t->locks),
+				  GFP_KERNEL);
+	if (!h || !t->locks) {
+		if (h) {
+			kvfree(h);
+			klb_obj_dec(KLB_OBJ_CONN_HASH);
+		}
 		kvfree(t->locks);
 		kfree(t);
 		return -ENOMEM;
 	}
-	for (i = 0; i < nlocks; i++)
+	for (i = 0; i < KLB_CONN_LOCKS; i++)
 		spin_lock_init(&t->locks[i]);
-	t->mask = nbuckets - 1;
-	t->lock_mask = nlocks - 1;
-	t->seed = get_random_u32();
+	RCU_INIT_POINTER(t->hash, h);
+	get_random_bytes(&t->key, sizeof(t->key));
 	atomic_set(&t->count, 0);
 	atomic_long_set(&t->next_id, 0);
+	atomic_long_set(&t->evictions, 0);
 	INIT_DELAYED_WORK(&t->gc_work, klb_conn_gc);
 	t->kn = kn;
 	kn->conns = t;
@@ -653,7 +902,8 @@ void klb_conn_net_exit(struct klb_net *kn)
 	 */
 	rcu_barrier();
 	kn->conns = NULL;
-	kvfree(t->buckets);
+	kvfree(rcu_dereference_protected(t->hash, true));
+	klb_obj_dec(KLB_OBJ_CONN_HASH);
 	kvfree(t->locks);
 	kfree(t);
 }

@@ -7,6 +7,7 @@
 #ifndef _KLB_L4_CONN_H
 #define _KLB_L4_CONN_H
 
+#include <linux/siphash.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -40,6 +41,12 @@ enum {
 	KLB_CONN_F_LOCAL,	/* the client is local (LOCAL_OUT): fnat replies
 				 * are delivered, not transmitted
 				 */
+	KLB_CONN_F_CONFIRMED,	/* UDP: the backend answered (dr, tun: the
+				 * client sent a second datagram); until then
+				 * the flow has the short unreplied timeout and
+				 * may be evicted when the table is full
+				 */
+	KLB_CONN_F_ORIG_SEEN,	/* dr, tun UDP: a client datagram went by */
 };
 
 struct klb_conn {
@@ -47,7 +54,7 @@ struct klb_conn {
 	unsigned long expires;	/* jiffies; WRITE_ONCE from the datapath */
 	unsigned long flags;
 	unsigned long id;	/* insertion order, for resumable walks */
-	u32 bucket[KLB_DIR_MAX];
+	u32 hval[KLB_DIR_MAX];	/* keyed hash of each direction's flow */
 	spinlock_t lock;	/* TCP state transitions */
 	u8 state;		/* enum klb_conn_state */
 	u8 fin_seen;		/* BIT(dir) for each side that sent a FIN */
@@ -75,7 +82,8 @@ struct klb_conn *klb_conn_find(struct klb_conn_table *t,
  * Insert a connection for @orig (client -> VIP) scheduled to @be.
  * Caller holds rcu_read_lock with BH disabled. If another CPU inserted the
  * same flow first, that connection is returned instead. Errors:
- * -ENOSPC conn_max reached, -ENOMEM, -EADDRINUSE the reply tuple is taken
+ * -ENOSPC conn_max reached and no entry could be evicted (see
+ * klb_conn_alloc()), -ENOMEM, -EADDRINUSE the reply tuple is taken
  * by another connection (same client address:port to another VIP that
  * maps to the same backend). @pe (may be NULL): the persistence entry that
  * chose @be, whose hold this takes over: the new connection keeps it, and
@@ -88,7 +96,8 @@ struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 /*
  * klb_conn_new() in steps, for a caller that chooses the reply tuple
  * (fnat's source port): allocate a connection with the default reply
- * tuple of its service's mode (-ENOSPC, -ENOMEM); change
+ * tuple of its service's mode (-ENOSPC, -ENOMEM; at conn_max an
+ * embryonic, unreplied or finished entry is evicted to make room); change
  * h[KLB_DIR_REPLY].flow and rehash it; insert (the connection, another
  * CPU's twin, or ERR_PTR(-EADDRINUSE) if the reply tuple is taken); a
  * connection that was not inserted is freed with klb_conn_free_unused(),
@@ -106,14 +115,23 @@ void klb_conn_expire(struct klb_conn_table *t, struct klb_conn *c);
 void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 		   u8 tcpflags);
 
-struct klb_conn_table {
-	struct hlist_head *buckets;
-	spinlock_t *locks;	/* chain locks, shared by bucket & lock_mask */
+/*
+ * The bucket array, replaced (only while the table is empty) when its
+ * size no longer suits conn_max: see klb_conn_table_fit().
+ */
+struct klb_conn_hash {
 	unsigned int mask;	/* buckets - 1 */
-	unsigned int lock_mask;	/* locks - 1 */
-	u32 seed;
+	struct rcu_head rcu;
+	struct hlist_head buckets[];
+};
+
+struct klb_conn_table {
+	struct klb_conn_hash __rcu *hash;
+	spinlock_t *locks;	/* KLB_CONN_LOCKS chain locks, by hval */
+	siphash_key_t key;	/* random per netns: chains cannot be aimed at */
 	atomic_t count;
 	atomic_long_t next_id;
+	atomic_long_t evictions;	/* entries evicted to make room */
 	unsigned int gc_next;	/* next bucket the GC looks at */
 	struct delayed_work gc_work;
 	struct klb_net *kn;		/* the table's, for passive health */
@@ -130,6 +148,14 @@ int klb_conn_module_init(void);	/* global: the conn slab cache */
 void klb_conn_module_exit(void);	/* after every netns is gone + rcu_barrier */
 int klb_conn_net_init(struct klb_net *kn);
 void klb_conn_net_exit(struct klb_net *kn);	/* after hooks are gone */
+/*
+ * Size the hash for the conn_max in force, if the table is empty (the
+ * netns gets its first service). Config lock held, process context;
+ * a failed allocation keeps the old size.
+ */
+void klb_conn_table_fit(struct klb_net *kn);
+unsigned int klb_conn_buckets(struct klb_net *kn);
+unsigned long klb_conn_evictions(struct klb_net *kn);
 /* Remove every connection of @svc (service deletion). Process context. */
 void klb_conn_flush_service(struct klb_net *kn, struct klb_service *svc);
 /*

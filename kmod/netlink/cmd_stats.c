@@ -14,6 +14,8 @@
 struct klb_global {
 	u32 conns, conn_max, l7_sessions, listeners;
 	u32 services, pools, backends;
+	u32 conn_buckets;
+	u64 conn_evictions;
 };
 
 static void klb_global_read(struct klb_net *kn, struct klb_global *g)
@@ -25,6 +27,8 @@ static void klb_global_read(struct klb_net *kn, struct klb_global *g)
 	if (kn->conns)
 		g->conns = atomic_read(&kn->conns->count);
 	g->conn_max = READ_ONCE(kn->sysctl.conn_max);
+	g->conn_buckets = klb_conn_buckets(kn);
+	g->conn_evictions = klb_conn_evictions(kn);
 	if (kn->l7)
 		g->l7_sessions = READ_ONCE(kn->l7->nsessions);
 	list_for_each_entry(svc, &kn->services, node) {
@@ -62,7 +66,10 @@ int klb_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, KLB_GLOBAL_A_LISTENERS, g.listeners) ||
 	    nla_put_u32(msg, KLB_GLOBAL_A_SERVICES, g.services) ||
 	    nla_put_u32(msg, KLB_GLOBAL_A_POOLS, g.pools) ||
-	    nla_put_u32(msg, KLB_GLOBAL_A_BACKENDS, g.backends))
+	    nla_put_u32(msg, KLB_GLOBAL_A_BACKENDS, g.backends) ||
+	    nla_put_u32(msg, KLB_GLOBAL_A_CONN_BUCKETS, g.conn_buckets) ||
+	    nla_put_u64_64bit(msg, KLB_GLOBAL_A_CONN_EVICTIONS,
+			      g.conn_evictions, KLB_GLOBAL_A_PAD))
 		goto err;
 	nla_nest_end(msg, nest);
 	genlmsg_end(msg, hdr);

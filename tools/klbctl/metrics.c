@@ -10,6 +10,7 @@
  * zero: KLB_CMD_ZERO.
  * Also the -s -s rates of service show / pool show / backend show.
  */
+#include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
@@ -26,7 +27,8 @@ void stats_usage(FILE *f)
 		"Usage: klbctl stats [show]\n"
 		"       klbctl stats metrics\n"
 		"       klbctl stats zero [service NAME | pool NAME]\n"
-		"show: connection table entries against conn_max, L7 sessions and\n"
+		"show: connection table entries against conn_max, its hash buckets\n"
+		"and the entries evicted to make room at conn_max, L7 sessions and\n"
 		"listeners, how many services, pools and backends.\n"
 		"metrics: every counter in the Prometheus text format (for\n"
 		"node-exporter's textfile collector).\n"
@@ -38,6 +40,7 @@ void stats_usage(FILE *f)
 
 struct global {
 	uint32_t v[KLB_GLOBAL_A_MAX + 1];
+	uint64_t evictions;		/* the one u64 */
 };
 
 static int global_cb(const struct nlmsghdr *nlh, void *data)
@@ -51,7 +54,9 @@ static int global_cb(const struct nlmsghdr *nlh, void *data)
 		return 0;
 	nest_parse(tb[KLB_A_STATS], g, KLB_GLOBAL_A_MAX);
 	for (i = 1; i <= KLB_GLOBAL_A_MAX; i++)
-		gl->v[i] = attr_u32(g[i], 0);
+		if (i != KLB_GLOBAL_A_CONN_EVICTIONS && i != KLB_GLOBAL_A_PAD)
+			gl->v[i] = attr_u32(g[i], 0);
+	gl->evictions = attr_u64(g[KLB_GLOBAL_A_CONN_EVICTIONS], 0);
 	return 0;
 }
 
@@ -88,6 +93,8 @@ static int stats_show(int argc, char **argv)
 		print_uint(PRINT_FP, NULL, " (%u%%)",
 			   (unsigned int)((uint64_t)g.v[KLB_GLOBAL_A_CONNS] * 100 /
 					  g.v[KLB_GLOBAL_A_CONN_MAX]));
+	print_uint(PRINT_ANY, "buckets", " buckets %u", g.v[KLB_GLOBAL_A_CONN_BUCKETS]);
+	print_u64(PRINT_ANY, "evictions", " evictions %" PRIu64, g.evictions);
 	print_nl();
 	close_json_object();
 	open_json_object("l7");
@@ -225,6 +232,11 @@ static int stats_metrics(int argc, char **argv)
 	      g.v[KLB_GLOBAL_A_CONNS]);
 	gauge("conn_table_max", "The connection table's limit (sysctl net.klb.conn_max).",
 	      g.v[KLB_GLOBAL_A_CONN_MAX]);
+	gauge("conn_table_buckets", "Buckets of the connection hash.",
+	      g.v[KLB_GLOBAL_A_CONN_BUCKETS]);
+	printf("# HELP klb_conn_table_evictions_total Entries evicted to make room at conn_max.\n"
+	       "# TYPE klb_conn_table_evictions_total counter\n"
+	       "klb_conn_table_evictions_total %" PRIu64 "\n", g.evictions);
 	gauge("l7_sessions", "L7 client sessions open now.", g.v[KLB_GLOBAL_A_L7_SESSIONS]);
 	gauge("l7_listeners", "L7 listening sockets.", g.v[KLB_GLOBAL_A_LISTENERS]);
 	gauge("services", "Services configured.", g.v[KLB_GLOBAL_A_SERVICES]);

@@ -498,6 +498,9 @@ enum klb_global_attr {
 	KLB_GLOBAL_A_SERVICES,		/* u32 */
 	KLB_GLOBAL_A_POOLS,		/* u32 */
 	KLB_GLOBAL_A_BACKENDS,		/* u32: in all pools */
+	KLB_GLOBAL_A_PAD,
+	KLB_GLOBAL_A_CONN_BUCKETS,	/* u32: connection hash size */
+	KLB_GLOBAL_A_CONN_EVICTIONS,	/* u64: entries evicted at conn_max */
 
 	__KLB_GLOBAL_A_MAX
 };
