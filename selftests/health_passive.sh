@@ -16,7 +16,7 @@
 #                failures eject it, the client never sees them (retried)
 #   L7 5xx       passive-5xx on: a backend answering 500 is ejected; off:
 #                5xx do not count
-#   slow start   wrr, slowstart 8s: be2 set down then up starts at a small
+#   slow start   wrr, slowstart 20s: be2 set down then up starts at a small
 #                weight (weight_now), grows, and its share of new
 #                connections in the first seconds is well under a third,
 #                a third after the ramp
@@ -164,13 +164,10 @@ check_eq "5xx on: after the ejection only nginx answers" "$(for i in 1 2 3; do c
 
 # ---- slow start -----------------------------------------------------------------------
 check "service del l7, err; pool del l7, err" bash -c "ip netns exec $NS_LB $KLBCTL service del l7 && ip netns exec $NS_LB $KLBCTL service del err && ip netns exec $NS_LB $KLBCTL pool del l7 && ip netns exec $NS_LB $KLBCTL pool del err"
-check "wrr, weights 10, slowstart 8s" klbctl pool set web sched wrr slowstart 8s
+check "wrr, weights 10, slowstart 20s" klbctl pool set web sched wrr slowstart 20s
 for i in 1 2 3; do klbctl backend set web "$(be4 "$i"):80" weight 10; done
 check "be2 down" klbctl backend set web "$(be4 2):80" state down
-check "be2 up: it ramps" klbctl backend set web "$(be4 2):80" state up
-w0=$(be_json 2 | jq -r '.weight_now // 10')
 ss_log=$TMPD/ss.log
-t0=$(date +%s%N)
 # A new connection after the other, from one process (a curl each would
 # be too slow in the emulated VM to see the shares): "NS BODY" a line.
 bg "$NS_CLI" "$PY" -c '
@@ -193,27 +190,33 @@ while True:
     print(t, body, flush=True)
 ' $VIP4 >"$ss_log" 2>&1
 loop_pid=$!
-sleep 4
-w1=$(be_json 2 | jq -r '.weight_now // 10')
+poll_until 20 eval '[ "$(wc -l <"$ss_log")" -ge 5 ]'
+t0=$(date +%s%N)
+check "be2 up: it ramps" klbctl backend set web "$(be4 2):80" state up
+w0=$(be_json 2 | jq -r '.weight_now // 10')
 sleep 6
+w1=$(be_json 2 | jq -r '.weight_now // 10')
+sleep 18
 w2=$(be_json 2 | jq -r '.weight_now // 10')
-sleep 4
+t_end=$(date +%s%N)
+sleep 3
 kill "$loop_pid" 2>/dev/null
 wait "$loop_pid" 2>/dev/null
-diag "be2 weight_now: $w0 at once, $w1 at ~4s, $w2 after the ramp"
-check_range "starts at a small weight" "$w0" 1 2
+diag "be2 weight_now: $w0 at once, $w1 at ~6s, $w2 at $(((t_end - t0) / 1000000))ms"
+check_range "starts at a small weight" "$w0" 1 3
 check_range "grows" "$w1" $((w0 + 1)) 9
 check_eq "reaches its weight (weight_now gone)" "$w2" 10
 share() {	# FROM_S TO_S: be2's share (percent) of answers in that window after t0
 	awk -v t0="$t0" -v a="$1" -v b="$2" '$1 >= t0 + a * 1e9 && $1 < t0 + b * 1e9 && $2 != "FAIL" {n++; if ($2 == "be2") k++} END {print n ? int(100 * k / n) : -1, n + 0}' "$ss_log"
 }
-s1=$(share 0 3) s2=$(share 10 14)
-diag "be2's share: ${s1% *}% of ${s1#* } in the first 3s, ${s2% *}% of ${s2#* } after the ramp"
-check_range "first 3s: be2 gets well under a third" "${s1% *}" 0 20
+# The ramp: 1/20 of the weight at once, all of it 20s later.
+s1=$(share 0 5) s2=$(share 23 60)
+diag "be2's share: ${s1% *}% of ${s1#* } in the first 5s, ${s2% *}% of ${s2#* } after the ramp"
+check_range "first 5s: be2 gets well under a third" "${s1% *}" 0 20
+check_range "enough answers to tell (first 5s)" "${s1#* }" 10 100000
 check_range "after the ramp: about a third" "${s2% *}" 25 42
-check_range "enough answers to tell (first 3s)" "${s1#* }" 10 100000
 check_eq "no request failed during the ramp" "$(grep -c FAIL "$ss_log")" 0
-check "save has slowstart" grep -q "^pool add web sched wrr slowstart 8000ms$" <<<"$(klbctl save)"
+check "save has slowstart" grep -q "^pool add web sched wrr slowstart 20000ms$" <<<"$(klbctl save)"
 
 # ---- unload with an ejection and a ramp pending ------------------------------------------
 check "passive-fall 1 passive-eject 1h, slowstart 1h" klbctl pool set web passive-fall 1 passive-eject 3600s slowstart 3600s
