@@ -238,4 +238,21 @@ static inline int klb_tcp_send_page_more(struct sock *sk, struct page *page,
 }
 #endif
 
+/*
+ * A random number below @ceil. get_random_u32_below() is 6.2; before,
+ * prandom_u32_max() did the same (and is gone since 6.2).
+ */
+#include <linux/random.h>
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+static inline u32 klb_random_below(u32 ceil)
+{
+	return get_random_u32_below(ceil);
+}
+#else
+static inline u32 klb_random_below(u32 ceil)
+{
+	return prandom_u32_max(ceil);
+}
+#endif
+
 #endif /* _KLB_COMPAT_H */

@@ -25,9 +25,11 @@
 
 #include <linux/types.h>
 #include <linux/bug.h>
+#include <linux/jiffies.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/workqueue.h>
 #include <linux/netfilter.h>
 #include <linux/rcupdate.h>
 #include <net/dst.h>
@@ -47,6 +49,8 @@ struct klb_rule_set;
 struct klb_l7_listener;
 struct klb_l7_net;
 struct mem_cgroup;
+struct klb_check_cfg;
+struct klb_probe;
 
 /* ---- objects ----------------------------------------------------------- */
 
@@ -69,6 +73,39 @@ struct klb_backend {
 	spinlock_t dr_lock;		/* replaces dr_dst */
 	struct dst_entry __rcu *dr_dst;	/* a reference held; checked per use */
 	u32 dr_cookie;			/* IPv6 route cookie for dst_check() */
+	/*
+	 * Health (health/): written by the backend's probe work only, read
+	 * by the table build and by dumps, with single loads and stores.
+	 */
+	u8 health;			/* enum klb_backend_health */
+	u32 check_err;			/* the last failure (health/probe.h) */
+	u64 check_ok;
+	u64 check_fail;
+	unsigned long health_changed;	/* jiffies */
+	struct klb_probe *probe;	/* its active check, or NULL */
+	/*
+	 * Passive health (health/passive.c): reported from any context by
+	 * the datapath and the L7 engine. The pool's settings are copied
+	 * here (under klb_net->lock) so that a report needs no pool.
+	 */
+	u8 passive_fall;		/* 0: passive health off */
+	bool passive_5xx;
+	u32 passive_eject_ms;
+	atomic_t passive_fails;		/* failures in a row */
+	atomic_long_t passive_total;	/* failures counted */
+	unsigned long ejected_until;	/* jiffies; 0: never ejected */
+	unsigned long ejected_at;	/* jiffies: the last ejection began */
+	u32 ejections;			/* in a row: the period doubles */
+	u8 passive_why;			/* enum klb_passive_result that ejected */
+	bool ejected_told;		/* the ejection's event was sent */
+	/*
+	 * The table publish (sched/publish.c), under klb_net->lock: was the
+	 * backend usable at the last publish, since when, and its weight in
+	 * that table (less than weight during slow start).
+	 */
+	bool published;
+	unsigned long usable_since;	/* jiffies */
+	u32 weight_now;
 	struct kref ref;
 	struct rcu_head rcu;
 };
@@ -81,8 +118,42 @@ struct klb_pool {
 	u32 nbackends;
 	u32 users;			/* services using this pool */
 	struct klb_sched_table __rcu *table;	/* what the datapath picks from */
+	/* Active check (health/), under klb_net->lock; NULL: none. */
+	struct klb_check_cfg *check;
+	u8 all_unhealthy;		/* enum klb_all_unhealthy */
+	bool health_live;		/* linked in: its probes may run */
+	unsigned long health_dirty;	/* bit 0: republish the table */
+	/* Passive health, copied into each backend; slow start. */
+	u8 passive_fall;
+	bool passive_5xx;
+	u32 passive_eject_ms;
+	u32 slowstart_ms;
+	unsigned long ramp_until;	/* jiffies: a backend ramps until then */
 	struct rcu_head rcu;
 };
+
+/* Is @be ejected by passive health now? */
+static inline bool klb_backend_ejected(const struct klb_backend *be)
+{
+	unsigned long until = READ_ONCE(be->ejected_until);
+
+	return until && time_before(jiffies, until);
+}
+
+/*
+ * May new connections go to @be? The one predicate of the table build:
+ * operator up, a weight, not unhealthy and not ejected (@ignore_health:
+ * the pool fails open, all its backends being unhealthy or ejected).
+ */
+static inline bool klb_backend_usable(const struct klb_backend *be,
+				      bool ignore_health)
+{
+	return READ_ONCE(be->state) == KLB_BACKEND_UP &&
+	       READ_ONCE(be->weight) > 0 &&
+	       (ignore_health ||
+		(READ_ONCE(be->health) != KLB_HEALTH_UNHEALTHY &&
+		 !klb_backend_ejected(be)));
+}
 
 struct klb_service {
 	struct hlist_node vip_node;	/* klb_net->svc_hash (l4/vip.c), RCU */
@@ -175,6 +246,9 @@ struct klb_net {
 	struct klb_l7_net *l7;		/* l7/net.c: sessions, local route */
 	struct klb_sysctl sysctl;
 	struct ctl_table_header *sysctl_hdr;
+	/* health/: republishes the tables of pools whose health changed */
+	struct delayed_work health_work;
+	bool health_ramp;		/* a publish started a slow start */
 };
 
 extern unsigned int klb_net_id;	/* netns.c */

@@ -12,6 +12,7 @@
 
 #include "klb.h"
 #include "config/restore.h"
+#include "health/health.h"
 #include "l4/conn.h"
 #include "l4/hooks.h"
 #include "l4/persist.h"
@@ -28,6 +29,7 @@ static int __net_init klb_net_init(struct net *net)
 	int err;
 
 	klb_net_core_init(kn, net);
+	klb_health_net_init(kn);
 
 	err = klb_sysctl_net_init(kn);
 	if (err)
@@ -66,8 +68,9 @@ static void __net_exit klb_net_exit(struct net *net)
 	klb_conn_net_exit(kn);
 	klb_persist_net_exit(kn);	/* no connection holds an entry now */
 	klb_l7_net_exit(kn);
-	klb_config_net_exit(kn);
+	klb_config_net_exit(kn);	/* stops every probe */
 	mutex_unlock(&kn->lock);
+	klb_health_net_exit(kn);
 	klb_memcg_release(kn);	/* the last connection was freed above */
 	klb_sysctl_net_exit(kn);
 }
@@ -111,6 +114,9 @@ static int __init klb_init(void)
 	err = klb_l7_module_init();
 	if (err)
 		goto err_l7;
+	err = klb_health_module_init();
+	if (err)
+		goto err_health;
 	err = register_pernet_subsys(&klb_net_ops);
 	if (err)
 		goto err_pernet;
@@ -128,6 +134,8 @@ static int __init klb_init(void)
 err_genl:
 	unregister_pernet_subsys(&klb_net_ops);
 err_pernet:
+	klb_health_module_exit();
+err_health:
 	klb_l7_module_exit();
 err_l7:
 	rcu_barrier();
@@ -142,6 +150,7 @@ static void __exit klb_exit(void)
 {
 	klb_genl_exit();
 	unregister_pernet_subsys(&klb_net_ops);
+	klb_health_module_exit();	/* every probe was freed with its netns */
 	/*
 	 * RCU callbacks queue RCU callbacks: a table or a connection freed
 	 * after a grace period may drop the last reference of a backend or a

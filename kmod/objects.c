@@ -24,6 +24,8 @@ static const char * const klb_obj_names[KLB_OBJ__MAX] = {
 	[KLB_OBJ_L7_SESSION]	= "L7 session",
 	[KLB_OBJ_L7_UPSTREAM]	= "L7 backend connection",
 	[KLB_OBJ_PERSIST]	= "persistence entry",
+	[KLB_OBJ_CHECK]		= "health check config",
+	[KLB_OBJ_PROBE]		= "health probe",
 	[KLB_OBJ_CONN_HASH]	= "connection hash array",
 	[KLB_OBJ_EXTACK_MSG]	= "extack message",
 };

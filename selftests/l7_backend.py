@@ -17,6 +17,7 @@ answer (any prefix may come before, e.g. /py/...):
   .../chunked/N     N random bytes, chunked (random chunk sizes)
   .../data/N        N random bytes with Content-Length
   .../mirror        the request body back, chunked
+  .../status/N      answer with status N (the JSON echo as its body)
   anything else     a JSON echo of the request: name, conn (connection
                     number), nreq (requests on it so far, this one
                     included), peer, proxy {src, sport, dst, dport} or
@@ -293,8 +294,9 @@ def serve_conn(sock, peer, cid, args, log, want_proxy):
                 c.send(b"".join(out))
             else:
                 fields.append(("Content-Length", len(data)))
-                c.send(head_bytes(200, "OK", fields) + data)
-            log("done", cid, 200, target)
+                status = path_arg(target, "status") or 200
+                c.send(head_bytes(status, "Status", fields) + data)
+            log("done", cid, path_arg(target, "status") or 200, target)
             if close:
                 return
             idle_from = time.monotonic()

@@ -12,13 +12,14 @@ after `make module`) belongs to a layer by its directory:
   kmod/config/     config    pools, backends, services, rules, restore
   kmod/l4/         l4        netfilter hooks, connection table, rewrites
   kmod/l7/         l7        kernel sockets, sessions, parsers
+  kmod/health/     health    active checks, backend health, republish
   kmod/sched/      sched     scheduler tables and their algorithms
   kmod/*.o         core      klb_net, objects, counters, sysctls, extack
 
 A call goes from the object that has a symbol undefined (nm: U) to the one
 that defines it. The allowed direction is
 
-  main -> netlink -> config -> l4 -> l7 -> sched -> core
+  main -> netlink -> config -> l4 -> l7 -> health -> sched -> core
 
 (a layer may call any layer to its right), with one narrowing: l4 enters l7
 only through the steering entry point (L4_TO_L7 below). Anything else is a
@@ -31,7 +32,7 @@ import os
 import subprocess
 import sys
 
-ORDER = ["main", "netlink", "config", "l4", "l7", "sched", "core"]
+ORDER = ["main", "netlink", "config", "l4", "l7", "health", "sched", "core"]
 RANK = {name: i for i, name in enumerate(ORDER)}
 L4_TO_L7 = {"klb_l7_steer"}
 

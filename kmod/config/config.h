@@ -16,6 +16,7 @@
 #define _KLB_CONFIG_H
 
 #include "klb.h"
+#include "health/health.h"
 #include "extack.h"
 
 /*
@@ -28,6 +29,11 @@ static inline void klb_config_changed(struct klb_net *kn)
 	klb_assert_locked(kn);
 	if (!++kn->gen)
 		kn->gen = 1;
+	/* A backend that became usable ramps: the health work steps it. */
+	if (kn->health_ramp) {
+		kn->health_ramp = false;
+		klb_health_kick(kn, 0);
+	}
 }
 
 /* The pool of @svc, for the writer side (kn->lock held). */

@@ -13,6 +13,7 @@
 
 #include "config/pool.h"
 #include "config/quota.h"
+#include "health/health.h"
 #include "l4/conn.h"
 #include "l7/engine.h"
 #include "l7/route.h"
@@ -26,29 +27,6 @@ struct klb_pool *klb_pool_find(struct list_head *pools, const char *name)
 		if (!strcmp(pool->name, name))
 			return pool;
 	return NULL;
-}
-
-/* Build a table from the current backend list and publish it. */
-static int klb_pool_publish_sched(struct klb_net *kn, struct klb_pool *pool,
-				  u8 sched)
-{
-	struct klb_sched_table *new, *old;
-
-	klb_assert_locked(kn);
-
-	new = klb_sched_table_build(sched, &pool->backends);
-	if (IS_ERR(new))
-		return PTR_ERR(new);
-	old = rcu_replace_pointer(pool->table, new,
-				  lockdep_is_held(&kn->lock));
-	if (old)
-		klb_sched_table_free(old);
-	return 0;
-}
-
-int klb_pool_publish(struct klb_net *kn, struct klb_pool *pool)
-{
-	return klb_pool_publish_sched(kn, pool, pool->sched);
 }
 
 struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
@@ -67,11 +45,12 @@ struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
 	}
 	strscpy(pool->name, name, sizeof(pool->name));
 	pool->sched = sched;
+	pool->passive_eject_ms = KLB_PASSIVE_EJECT_DEFAULT_MS;
 	INIT_LIST_HEAD(&pool->node);
 	INIT_LIST_HEAD(&pool->backends);
 
 	/* Even an empty pool has a table: the datapath never sees NULL. */
-	err = klb_pool_publish_sched(kn, pool, sched);
+	err = klb_sched_publish_sched(kn, pool, sched);
 	if (err) {
 		kfree(pool);
 		klb_quota_give(kn, &kn->alloc.pools);
@@ -86,13 +65,14 @@ void klb_pool_add(struct klb_net *kn, struct klb_pool *pool)
 	klb_assert_locked(kn);
 	list_add_tail(&pool->node, &kn->pools);
 	kn->npools++;
+	klb_health_pool_start(kn, pool);
 }
 
 int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched)
 {
 	int err;
 
-	err = klb_pool_publish_sched(kn, pool, sched);
+	err = klb_sched_publish_sched(kn, pool, sched);
 	if (!err)
 		pool->sched = sched;
 	return err;
@@ -144,6 +124,8 @@ void klb_pool_release(struct klb_net *kn, struct klb_pool *pool, bool live)
 	klb_assert_locked(kn);
 	WARN_ON_ONCE(pool->users);
 
+	/* Probes first: none runs on a backend being let go. */
+	klb_health_pool_free(kn, pool);
 	list_for_each_entry_safe(be, tmp, &pool->backends, pool_node) {
 		list_del(&be->pool_node);
 		if (live)
@@ -229,8 +211,8 @@ const char *klb_addr_fmt(char *buf, size_t len, u16 family,
 
 #define KLB_ADDRSTRLEN	(INET6_ADDRSTRLEN + 8)
 
-static struct klb_backend *klb_backend_find(struct klb_pool *pool,
-					    const struct klb_backend_cfg *cfg)
+struct klb_backend *klb_backend_find(struct klb_pool *pool,
+				     const struct klb_backend_cfg *cfg)
 {
 	struct klb_backend *be;
 
@@ -270,7 +252,7 @@ static struct klb_service *klb_pool_nat_user(struct klb_net *kn,
 
 /*
  * Check and append a backend without publishing a new table: the caller
- * does (klb_pool_publish), once for any number of appended backends.
+ * does (klb_sched_publish), once for any number of appended backends.
  */
 int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 		       const struct klb_backend_cfg *cfg,
@@ -319,6 +301,10 @@ int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 	be->weight = cfg->has_weight ? cfg->weight : 1;
 	be->state = cfg->has_state ? cfg->state : KLB_BACKEND_UP;
 	atomic_set(&be->active_conns, 0);
+	if (klb_health_backend_added(kn, pool, be)) {
+		klb_backend_put(be);
+		goto err_quota;
+	}
 
 	list_add_tail(&be->pool_node, &pool->backends);
 	pool->nbackends++;
@@ -339,12 +325,13 @@ int klb_backend_add(struct klb_net *kn, struct klb_pool *pool,
 	err = klb_backend_append(kn, pool, cfg, extack);
 	if (err)
 		return err;
-	err = klb_pool_publish(kn, pool);
+	err = klb_sched_publish(kn, pool);
 	if (err) {
 		be = list_last_entry(&pool->backends, struct klb_backend,
 				     pool_node);
 		list_del(&be->pool_node);
 		pool->nbackends--;
+		klb_health_backend_removed(kn, be);
 		klb_quota_give(kn, &kn->alloc.backends);
 		klb_backend_put(be);
 	}
@@ -384,7 +371,7 @@ int klb_backend_set(struct klb_net *kn, struct klb_pool *pool,
 		WRITE_ONCE(be->weight, cfg->weight);
 	if (cfg->has_state)
 		WRITE_ONCE(be->state, cfg->state);
-	err = klb_pool_publish(kn, pool);
+	err = klb_sched_publish(kn, pool);
 	if (err) {
 		WRITE_ONCE(be->weight, weight);
 		WRITE_ONCE(be->state, state);
@@ -408,12 +395,13 @@ int klb_backend_del(struct klb_net *kn, struct klb_pool *pool,
 
 	prev = be->pool_node.prev;
 	list_del(&be->pool_node);
-	err = klb_pool_publish(kn, pool);
+	err = klb_sched_publish(kn, pool);
 	if (err) {
 		list_add(&be->pool_node, prev);
 		return err;
 	}
 	pool->nbackends--;
+	klb_health_backend_removed(kn, be);
 	/* Its idle keep-alive connections close; none is parked any more. */
 	klb_l7_backend_removed(kn, be);
 

@@ -27,8 +27,6 @@ struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
 				 u8 sched, struct netlink_ext_ack *extack);
 /* Link a pool built by klb_pool_create() into the live configuration. */
 void klb_pool_add(struct klb_net *kn, struct klb_pool *pool);
-/* Build and publish a new table from the backend list. */
-int klb_pool_publish(struct klb_net *kn, struct klb_pool *pool);
 int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched);
 /* Unlink and free @pool, refused (-EBUSY, with a message) while in use. */
 int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
@@ -44,7 +42,7 @@ bool klb_pool_unpublish(struct klb_net *kn, struct klb_pool *pool,
 			bool expire);
 void klb_pool_release(struct klb_net *kn, struct klb_pool *pool, bool live);
 
-/* Check and add a backend without publishing (klb_pool_publish does). */
+/* Check and add a backend without publishing (klb_sched_publish does). */
 int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 		       const struct klb_backend_cfg *cfg,
 		       struct netlink_ext_ack *extack);
@@ -58,6 +56,9 @@ int klb_backend_set(struct klb_net *kn, struct klb_pool *pool,
 int klb_backend_del(struct klb_net *kn, struct klb_pool *pool,
 		    const struct klb_backend_cfg *cfg,
 		    struct netlink_ext_ack *extack);
+/* The backend of @pool at @cfg's address and port, or NULL. */
+struct klb_backend *klb_backend_find(struct klb_pool *pool,
+				     const struct klb_backend_cfg *cfg);
 /* A backend of @pool whose family is not @family, if any. */
 struct klb_backend *klb_pool_family_mismatch(struct klb_pool *pool,
 					     u16 family);

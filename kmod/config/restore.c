@@ -18,6 +18,7 @@
 #include "config/pool.h"
 #include "config/restore.h"
 #include "config/service.h"
+#include "health/health.h"
 #include "l4/conn.h"
 #include "l4/persist.h"
 #include "l4/vip.h"
@@ -107,17 +108,20 @@ void klb_staged_abort(struct klb_net *kn, struct klb_staged *st)
 static void klb_staged_swap(struct klb_net *kn, struct klb_staged *st)
 {
 	struct klb_service *svc;
-	struct list_head *p;
+	struct klb_pool *pool;
 	u32 npools = 0, nservices = 0;
 
 	list_for_each_entry(svc, &st->services, node) {
 		klb_vip_hash(kn, svc);
 		nservices++;
 	}
-	list_for_each(p, &st->pools)
+	list_for_each_entry(pool, &st->pools, node)
 		npools++;
 
 	klb_config_clear(kn, true);
+	/* The staged pools' probes were allocated as they were built. */
+	list_for_each_entry(pool, &st->pools, node)
+		klb_health_pool_start(kn, pool);
 	list_splice_tail_init(&st->pools, &kn->pools);
 	list_splice_tail_init(&st->services, &kn->services);
 	kn->npools = npools;

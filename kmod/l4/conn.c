@@ -39,6 +39,7 @@
 #include <linux/mm.h>
 #include <net/ipv6.h>
 
+#include "health/health.h"
 #include "memcg.h"
 #include "l4/conn.h"
 #include "l4/persist.h"
@@ -544,7 +545,7 @@ static void klb_conn_udp_confirm(struct klb_conn *c, enum klb_dir dir)
 void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 		   u8 tcpflags)
 {
-	u8 state = READ_ONCE(c->state), before = state;
+	u8 state = READ_ONCE(c->state), before = state, prev;
 	unsigned long expires;
 
 	if (state == KLB_CONN_UDP &&
@@ -558,9 +559,14 @@ void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 	    ((tcpflags & (KLB_TCP_SYN | KLB_TCP_FIN | KLB_TCP_RST)) ||
 	     state == KLB_CONN_SYN_SENT || state == KLB_CONN_SYN_RECV)) {
 		spin_lock(&c->lock);
+		prev = c->state;
 		state = klb_tcp_next_state(c, dir, tcpflags);
 		WRITE_ONCE(c->state, state);
 		spin_unlock(&c->lock);
+		/* The backend's answer to the SYN, for passive health. */
+		if (prev == KLB_CONN_SYN_SENT && dir == KLB_DIR_REPLY)
+			klb_health_passive(kn, c->be, state == KLB_CONN_CLOSE ?
+					   KLB_PASSIVE_RESET : KLB_PASSIVE_OK);
 		if (!klb_conn_state_active(state))
 			klb_conn_leave_active(c);
 	}
@@ -643,6 +649,21 @@ static bool klb_conn_is_expired(const struct klb_conn *c, const void *arg)
 	return time_after_eq(jiffies, READ_ONCE(c->expires));
 }
 
+/*
+ * The GC's match (@arg: the klb_net): expired. A TCP connection that
+ * expires with its SYN never answered tells passive health its backend
+ * did not answer; dr and tun never see answers, so they cannot tell.
+ */
+static bool klb_conn_gc_match(const struct klb_conn *c, const void *arg)
+{
+	if (!klb_conn_is_expired(c, arg))
+		return false;
+	if (READ_ONCE(c->state) == KLB_CONN_SYN_SENT && !klb_conn_oneway(c))
+		klb_health_passive((struct klb_net *)arg, c->be,
+				   KLB_PASSIVE_TIMEOUT);
+	return true;
+}
+
 static bool klb_conn_of_service(const struct klb_conn *c, const void *arg)
 {
 	return c->svc == arg;
@@ -671,7 +692,7 @@ static void klb_conn_gc(struct work_struct *work)
 		return;		/* klb_conn_new() re-arms us */
 
 	while (n--) {
-		klb_conn_remove_bucket(t, b, klb_conn_is_expired, NULL);
+		klb_conn_remove_bucket(t, b, klb_conn_gc_match, t->kn);
 		b = (b + 1) & mask;
 		if (!(n & 63))
 			cond_resched();
@@ -877,6 +898,7 @@ int klb_conn_net_init(struct klb_net *kn)
 	atomic_long_set(&t->next_id, 0);
 	atomic_long_set(&t->evictions, 0);
 	INIT_DELAYED_WORK(&t->gc_work, klb_conn_gc);
+	t->kn = kn;
 	kn->conns = t;
 	return 0;
 }

@@ -134,6 +134,7 @@ struct klb_conn_table {
 	atomic_long_t evictions;	/* entries evicted to make room */
 	unsigned int gc_next;	/* next bucket the GC looks at */
 	struct delayed_work gc_work;
+	struct klb_net *kn;		/* the table's, for passive health */
 };
 
 static inline bool klb_conn_table_empty(const struct klb_conn_table *t)

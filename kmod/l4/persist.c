@@ -155,7 +155,8 @@ void klb_persist_put(struct klb_persist *pe)
 /*
  * May a new connection follow @pe? Not if it left the table, or if its
  * backend left @pool (removed, or the service moved to another pool).
- * A quiescent backend (drain, down, weight 0) keeps its clients unless
+ * Nor if its active check found it unhealthy. A quiescent backend (drain,
+ * down, weight 0) keeps its clients unless
  * net.klb.expire_quiescent_template is set, as with IPVS.
  */
 static bool klb_persist_usable(struct klb_net *kn, const struct klb_persist *pe,
@@ -165,6 +166,9 @@ static bool klb_persist_usable(struct klb_net *kn, const struct klb_persist *pe,
 
 	if (test_bit(KLB_PERSIST_F_UNLINKED, &pe->flags) ||
 	    pe->pool != pool || READ_ONCE(be->removed))
+		return false;
+	/* A failed backend loses its clients: the scheduler finds another. */
+	if (READ_ONCE(be->health) == KLB_HEALTH_UNHEALTHY)
 		return false;
 	if (READ_ONCE(be->state) == KLB_BACKEND_UP && READ_ONCE(be->weight))
 		return true;

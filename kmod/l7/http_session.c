@@ -474,8 +474,13 @@ static int http_st_connect(struct http_session *hs)
 
 	if (r > 0)
 		return http_send_begin(hs);
-	if (r < 0 || klb_l7_session_expired(&hs->s))
+	if (r < 0 || klb_l7_session_expired(&hs->s)) {
+		/* A parked connection that died says little of the backend. */
+		if (!hs->up_reused)
+			klb_health_passive(hs->s.kn, hs->be,
+					   KLB_PASSIVE_CONNECT);
 		return http_upstream_failed(hs, KLB_L7_ERR_CONNECT);
+	}
 	return HS_WAIT;
 }
 

@@ -177,6 +177,7 @@ static bool klb_tls_connected(struct klb_tls_session *t)
 		/* Nothing was sent yet: one more try, elsewhere if possible. */
 		klb_l7_count(s, t->be, state ? KLB_L7_ERR_CONNECT :
 						KLB_L7_ERR_TIMEOUT);
+		klb_health_passive(s->kn, t->be, KLB_PASSIVE_CONNECT);
 		klb_upstream_close(t->up, true);
 		t->up = NULL;
 		if (t->retried)
@@ -185,6 +186,7 @@ static bool klb_tls_connected(struct klb_tls_session *t)
 		return klb_tls_route(t, t->hello.sni_len);
 	}
 
+	klb_health_passive(s->kn, t->be, KLB_PASSIVE_OK);
 	atomic_inc(&t->be->active_conns);
 	t->active = true;
 	t->state = KLB_TLS_RELAY;

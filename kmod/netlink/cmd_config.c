@@ -5,12 +5,48 @@
  * swapped in only if all of it is valid.
  */
 #include "config/restore.h"
+#include "events.h"
 #include "netlink/cmds.h"
 #include "netlink/parse.h"
 
+/*
+ * Tell the events group the configuration was flushed (with what it had)
+ * or restored (with what it has now): one event for all of it.
+ */
+static void klb_nl_config_event(struct klb_net *kn, u8 action,
+				u32 npools, u32 nservices, u32 nbackends)
+{
+	struct klb_event ev = {
+		.object = KLB_EVENT_CONFIG,
+		.action = action,
+		.sched = -1,
+		.has_counts = true,
+		.npools = npools,
+		.nservices = nservices,
+		.nbackends = nbackends,
+	};
+
+	klb_event_send(kn, &ev, GFP_KERNEL);
+}
+
+static u32 klb_nl_nbackends(struct klb_net *kn)
+{
+	struct klb_pool *pool;
+	u32 n = 0;
+
+	list_for_each_entry(pool, &kn->pools, node)
+		n += pool->nbackends;
+	return n;
+}
+
 int klb_nl_flush(struct sk_buff *skb, struct genl_info *info)
 {
-	klb_config_flush(klb_nl_net(info));
+	struct klb_net *kn = klb_nl_net(info);
+	u32 npools = kn->npools, nservices = kn->nservices;
+	u32 nbackends = klb_nl_nbackends(kn);
+
+	klb_config_flush(kn);
+	klb_nl_config_event(kn, KLB_EVENT_FLUSH, npools, nservices, nbackends);
 	return 0;
 }
 
@@ -94,5 +130,10 @@ int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 		klb_staged_abort(kn, &st);
 		return err;
 	}
-	return klb_staged_commit(kn, &st, info->extack);
+	err = klb_staged_commit(kn, &st, info->extack);
+	if (err)
+		return err;
+	klb_nl_config_event(kn, KLB_EVENT_RESTORE, kn->npools, kn->nservices,
+			    klb_nl_nbackends(kn));
+	return 0;
 }

@@ -1,8 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /* SERVICE_*: one service. */
+#include "events.h"
 #include "netlink/cmds.h"
 #include "netlink/parse.h"
 #include "netlink/policy.h"
+
+/* Tell the events group what a successful command did to a service. */
+static void klb_nl_service_event(struct klb_net *kn, u8 action,
+				 const char *name, const char *pool)
+{
+	struct klb_event ev = {
+		.object = KLB_EVENT_SERVICE,
+		.action = action,
+		.service = name,
+		.pool = pool,
+		.sched = -1,
+	};
+
+	klb_event_send(kn, &ev, GFP_KERNEL);
+}
 
 /* Parse KLB_A_SERVICE into @tb and find the service it names. */
 static struct klb_service *klb_nl_service_req(struct klb_net *kn,
@@ -48,6 +64,7 @@ int klb_nl_service_new(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	klb_config_changed(kn);
+	klb_nl_service_event(kn, KLB_EVENT_NEW, cfg.name, cfg.pool);
 	return 0;
 }
 
@@ -125,8 +142,11 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 		klb_service_set_proxy_protocol(kn, svc, pp);
 	if (persist)
 		klb_service_set_persist(kn, svc, timeout, mask);
-	if (pp_attr || persist || tb[KLB_SERVICE_A_POOL])
-		klb_config_changed(kn);
+	if (!pp_attr && !persist && !tb[KLB_SERVICE_A_POOL])
+		return 0;	/* nothing asked, nothing changed, nothing told */
+	klb_config_changed(kn);
+	klb_nl_service_event(kn, KLB_EVENT_SET, svc->name,
+			     klb_service_pool(kn, svc)->name);
 	return 0;
 }
 
@@ -134,16 +154,20 @@ int klb_nl_service_del(struct sk_buff *skb, struct genl_info *info)
 {
 	struct klb_net *kn = klb_nl_net(info);
 	struct nlattr *tb[KLB_SERVICE_A_MAX + 1];
+	char name[KLB_NAME_MAX];
 	struct klb_service *svc;
 	int err;
 
 	svc = klb_nl_service_req(kn, info, tb);
 	if (IS_ERR(svc))
 		return PTR_ERR(svc);
+	strscpy(name, svc->name, sizeof(name));	/* @svc goes */
 	err = klb_service_del(kn, svc);
-	if (!err)
-		klb_config_changed(kn);
-	return err;
+	if (err)
+		return err;
+	klb_config_changed(kn);
+	klb_nl_service_event(kn, KLB_EVENT_DEL, name, NULL);
+	return 0;
 }
 
 int klb_nl_service_get(struct sk_buff *skb, struct genl_info *info)

@@ -10,10 +10,12 @@
  * cursor is the position in the list and, for a pool whose backends did
  * not fit in one message, the next backend (struct klb_nl_dump_ctx).
  */
+#include "backend_nla.h"
 #include "config/pool.h"
 #include "config/service.h"
 #include "l4/conn.h"
 #include "l7/route.h"
+#include "netlink/check.h"
 #include "netlink/cmds.h"
 #include "netlink/dump.h"
 
@@ -47,11 +49,25 @@ static size_t klb_nl_stats_size(void)
 static size_t klb_nl_backend_size(void)
 {
 	return nla_total_size(0) +			/* BACKEND */
-	       nla_total_size(sizeof(struct in6_addr)) +	/* ADDR6 */
-	       nla_total_size(sizeof(u16)) +		/* PORT */
-	       nla_total_size(sizeof(u32)) +		/* WEIGHT */
-	       nla_total_size(sizeof(u8)) +		/* STATE */
-	       klb_nl_stats_size();
+	       klb_backend_nla_size() +			/* its attributes */
+	       klb_nl_stats_size() +
+	       nla_total_size(sizeof(u8)) +		/* HEALTH */
+	       2 * nla_total_size_64bit(sizeof(u64)) +	/* CHECK_OK, _FAIL */
+	       nla_total_size(sizeof(u32)) +		/* HEALTH_AGE */
+	       nla_total_size(64) +			/* CHECK_ERROR */
+	       klb_nl_backend_passive_size();
+}
+
+/* KLB_POOL_A_CHECK at its largest, and ALL_UNHEALTHY. */
+static size_t klb_nl_check_size(void)
+{
+	return nla_total_size(0) + 3 * nla_total_size(sizeof(u8)) +
+	       nla_total_size(sizeof(u16)) * 2 +
+	       nla_total_size(sizeof(u32)) * 2 +
+	       nla_total_size(KLB_CHECK_PATH_MAX) +
+	       nla_total_size(KLB_CHECK_HOST_MAX) * 2 +
+	       nla_total_size(KLB_CHECK_BODY_MAX) +
+	       nla_total_size(sizeof(u8));
 }
 
 /* KLB_STATS_A_L7: the L7 counters, in the same order as enum klb_l7_ctr. */
@@ -149,7 +165,29 @@ int klb_nl_put_addr(struct sk_buff *skb, int type4, int type6, u16 family,
 	return nla_put_in6_addr(skb, type6, &addr->in6);
 }
 
+/* What the pool's check says of @be (nothing without a check). */
+static int klb_nl_put_health(struct sk_buff *skb, const struct klb_pool *pool,
+			     const struct klb_backend *be)
+{
+	unsigned long age = jiffies - READ_ONCE(be->health_changed);
+	char err[64];
+
+	if (!pool->check)
+		return 0;
+	klb_health_error(be, pool->check->kind, err, sizeof(err));
+	if (nla_put_u8(skb, KLB_BACKEND_A_HEALTH, READ_ONCE(be->health)) ||
+	    nla_put_u64_64bit(skb, KLB_BACKEND_A_CHECK_OK,
+			      READ_ONCE(be->check_ok), KLB_BACKEND_A_PAD) ||
+	    nla_put_u64_64bit(skb, KLB_BACKEND_A_CHECK_FAIL,
+			      READ_ONCE(be->check_fail), KLB_BACKEND_A_PAD) ||
+	    nla_put_u32(skb, KLB_BACKEND_A_HEALTH_AGE, age / HZ) ||
+	    (err[0] && nla_put_string(skb, KLB_BACKEND_A_CHECK_ERROR, err)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int klb_nl_put_backend(struct sk_buff *skb,
+			      const struct klb_pool *pool,
 			      const struct klb_backend *be)
 {
 	struct klb_stats_sum sum;
@@ -160,12 +198,10 @@ static int klb_nl_put_backend(struct sk_buff *skb,
 		return -EMSGSIZE;
 	klb_stats_read(be->stats, &sum);
 	sum.active_conns = atomic_read(&be->active_conns);
-	if (klb_nl_put_addr(skb, KLB_BACKEND_A_ADDR4, KLB_BACKEND_A_ADDR6,
-			    be->family, &be->addr) ||
-	    nla_put_u16(skb, KLB_BACKEND_A_PORT, ntohs(be->port)) ||
-	    nla_put_u32(skb, KLB_BACKEND_A_WEIGHT, be->weight) ||
-	    nla_put_u8(skb, KLB_BACKEND_A_STATE, be->state) ||
-	    klb_nl_put_stats(skb, KLB_BACKEND_A_STATS, &sum, false, true)) {
+	if (klb_backend_nla_put(skb, be) ||
+	    klb_nl_put_stats(skb, KLB_BACKEND_A_STATS, &sum, false, true) ||
+	    klb_nl_put_health(skb, pool, be) ||
+	    klb_nl_put_backend_passive(skb, be)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -198,7 +234,10 @@ static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
 	pnest = nla_nest_start(skb, KLB_A_POOL);
 	if (!pnest ||
 	    nla_put_string(skb, KLB_POOL_A_NAME, pool->name) ||
-	    nla_put_u8(skb, KLB_POOL_A_SCHED, pool->sched))
+	    nla_put_u8(skb, KLB_POOL_A_SCHED, pool->sched) ||
+	    nla_put_u8(skb, KLB_POOL_A_ALL_UNHEALTHY, pool->all_unhealthy) ||
+	    klb_nl_put_passive(skb, pool) ||
+	    (pool->check && klb_nl_put_check(skb, pool->check)))
 		goto err;
 	bnest = nla_nest_start(skb, KLB_POOL_A_BACKENDS);
 	if (!bnest)
@@ -206,7 +245,7 @@ static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
 	list_for_each_entry(be, &pool->backends, pool_node) {
 		if (i++ < *idx)
 			continue;
-		if (klb_nl_put_backend(skb, be)) {
+		if (klb_nl_put_backend(skb, pool, be)) {
 			/* Not even one backend: let the next skb carry it all. */
 			if (!n)
 				goto err;
@@ -241,6 +280,7 @@ int klb_nl_pool_get_one(struct klb_net *kn, struct klb_pool *pool,
 
 	size = nla_total_size(0) + nla_total_size(KLB_NAME_MAX) +
 	       nla_total_size(sizeof(u8)) + nla_total_size(0) +
+	       klb_nl_check_size() + klb_nl_passive_size() +
 	       pool->nbackends * klb_nl_backend_size();
 	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)

@@ -20,6 +20,9 @@
  * connection and persistence dumps show client addresses and need
  * CAP_NET_ADMIN over the namespace, as ctnetlink's dump does.
  *
+ * Events (KLB_CMD_EVENT) go to the multicast group "events": open to
+ * every user, as reading is (events.c says why).
+ *
  * Each command has its own top-level policy (policy.c) that admits only
  * the nest it takes; the core validates strictly against it before the
  * handler runs.
@@ -36,6 +39,7 @@
 #include <linux/user_namespace.h>
 
 #include "memcg.h"
+#include "events.h"
 #include "netlink/cmds.h"
 #include "netlink/family.h"
 #include "netlink/policy.h"
@@ -197,6 +201,15 @@ static const struct genl_ops klb_genl_ops[] = {
 	},
 };
 
+/* Indexes in klb_genl_mcgrps. */
+enum klb_genl_mcgrp {
+	KLB_GENL_MCGRP_EVENTS,
+};
+
+static const struct genl_multicast_group klb_genl_mcgrps[] = {
+	[KLB_GENL_MCGRP_EVENTS] = { .name = KLB_MCGRP_EVENTS },
+};
+
 /*
  * resv_start_op is left at 0, as new families should: every command gets
  * strict validation, including a zero genetlink reserved field.
@@ -212,14 +225,24 @@ struct genl_family klb_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= klb_genl_ops,
 	.n_ops		= ARRAY_SIZE(klb_genl_ops),
+	.mcgrps		= klb_genl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(klb_genl_mcgrps),
 };
 
 int __init klb_genl_init(void)
 {
-	return genl_register_family(&klb_genl_family);
+	int err;
+
+	err = genl_register_family(&klb_genl_family);
+	if (err)
+		return err;
+	klb_events_register(&klb_genl_family, KLB_GENL_MCGRP_EVENTS);
+	return 0;
 }
 
 void klb_genl_exit(void)
 {
+	/* No event may be sent to group ids that are being given back. */
+	klb_events_unregister();
 	genl_unregister_family(&klb_genl_family);
 }

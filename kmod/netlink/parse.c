@@ -9,8 +9,10 @@
 #include <linux/in.h>
 #include <net/ipv6.h>
 
+#include "netlink/check.h"
 #include "netlink/parse.h"
 #include "netlink/policy.h"
+#include "sched/table.h"
 
 /* Report a missing attribute the way the core does, plus a message. */
 bool klb_nl_missing(struct netlink_ext_ack *extack, const struct nlattr *nest,
@@ -185,7 +187,8 @@ int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,
 
 /*
  * A new pool from a KLB_A_POOL or KLB_CONFIG_A_POOL nest: NAME, [SCHED],
- * [BACKENDS]. Checked against @pools (live or staged), returned unlinked.
+ * [BACKENDS], [CHECK], [ALL_UNHEALTHY]. Checked against @pools (live or
+ * staged), returned unlinked.
  */
 struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 				   struct list_head *pools,
@@ -193,9 +196,12 @@ struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 				   struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[KLB_POOL_A_MAX + 1];
+	struct klb_check_cfg *check = NULL;
+	struct klb_passive_cfg passive;
 	struct klb_backend_cfg cfg;
 	u8 sched = KLB_SCHED_WRR;
 	struct klb_pool *pool;
+	bool none = true;
 	const char *name;
 	struct nlattr *attr;
 	int err, rem;
@@ -214,10 +220,36 @@ struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 			name);
 		return ERR_PTR(-EEXIST);
 	}
+	if (tb[KLB_POOL_A_CHECK]) {
+		check = kmalloc(sizeof(*check), GFP_KERNEL);
+		if (!check)
+			return ERR_PTR(-ENOMEM);
+		err = klb_nl_parse_check(tb[KLB_POOL_A_CHECK], check, &none,
+					 extack);
+		if (err) {
+			kfree(check);
+			return ERR_PTR(err);
+		}
+	}
 
 	pool = klb_pool_create(kn, name, sched, extack);
-	if (IS_ERR(pool))
+	if (IS_ERR(pool)) {
+		kfree(check);
 		return pool;
+	}
+	if (tb[KLB_POOL_A_ALL_UNHEALTHY])
+		pool->all_unhealthy = nla_get_u8(tb[KLB_POOL_A_ALL_UNHEALTHY]);
+	/* Before the backends too: each copies the passive settings. */
+	if (klb_nl_parse_passive(tb, &passive)) {
+		err = klb_health_set_passive(kn, pool, &passive);
+		if (err)
+			goto err_pool;
+	}
+	/* Before the backends: each gets its probe as it is appended. */
+	err = none ? 0 : klb_health_set_check(kn, pool, check);
+	kfree(check);
+	if (err)
+		goto err_pool;
 	if (tb[KLB_POOL_A_BACKENDS]) {
 		nla_for_each_nested(attr, tb[KLB_POOL_A_BACKENDS], rem) {
 			err = klb_nl_parse_backend(attr, &cfg, extack);
@@ -227,7 +259,7 @@ struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 			if (err)
 				goto err_pool;
 		}
-		err = klb_pool_publish(kn, pool);
+		err = klb_sched_publish(kn, pool);
 		if (err)
 			goto err_pool;
 	}

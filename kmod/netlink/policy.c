@@ -30,6 +30,61 @@ const struct nla_policy klb_backend_policy[KLB_BACKEND_A_MAX + 1] = {
 	[KLB_BACKEND_A_STATE]	= NLA_POLICY_MAX(NLA_U8, KLB_BACKEND_STATE_MAX),
 	[KLB_BACKEND_A_STATS]	= { .type = NLA_REJECT,
 				    .reject_message = "backend stats are output only" },
+	[KLB_BACKEND_A_HEALTH]	= { .type = NLA_REJECT,
+				    .reject_message = "backend health is output only" },
+	[KLB_BACKEND_A_CHECK_OK] = { .type = NLA_REJECT,
+				    .reject_message = "check counters are output only" },
+	[KLB_BACKEND_A_CHECK_FAIL] = { .type = NLA_REJECT,
+				    .reject_message = "check counters are output only" },
+	[KLB_BACKEND_A_HEALTH_AGE] = { .type = NLA_REJECT,
+				    .reject_message = "backend health is output only" },
+	[KLB_BACKEND_A_CHECK_ERROR] = { .type = NLA_REJECT,
+				    .reject_message = "check error is output only" },
+	[KLB_BACKEND_A_EJECTED_MS] = { .type = NLA_REJECT,
+				   .reject_message = "passive health figures are output only" },
+	[KLB_BACKEND_A_EJECTIONS] = { .type = NLA_REJECT,
+				  .reject_message = "passive health figures are output only" },
+	[KLB_BACKEND_A_PASSIVE_FAIL] = { .type = NLA_REJECT,
+				     .reject_message = "passive health figures are output only" },
+	[KLB_BACKEND_A_WEIGHT_NOW] = { .type = NLA_REJECT,
+				   .reject_message = "the slow start weight is output only" },
+};
+
+static struct netlink_range_validation klb_check_interval_range __ro_after_init = {
+	.min = KLB_CHECK_INTERVAL_MIN_MS,
+	.max = KLB_CHECK_INTERVAL_MAX_MS,
+};
+
+static struct netlink_range_validation klb_check_timeout_range __ro_after_init = {
+	.min = KLB_CHECK_TIMEOUT_MIN_MS,
+	.max = KLB_CHECK_INTERVAL_MAX_MS,
+};
+
+static struct netlink_range_validation klb_passive_eject_range __ro_after_init = {
+	.min = KLB_PASSIVE_EJECT_MIN_MS,
+	.max = KLB_PASSIVE_EJECT_MAX_MS,
+};
+
+static struct netlink_range_validation klb_slowstart_range __ro_after_init = {
+	.min = 0,
+	.max = KLB_SLOWSTART_MAX_MS,
+};
+
+/* What a policy cannot say (timeout <= interval, kinds) is in check.c. */
+const struct nla_policy klb_check_policy[KLB_CHECK_A_MAX + 1] = {
+	[KLB_CHECK_A_KIND]	= NLA_POLICY_MAX(NLA_U8, KLB_CHECK_KIND_MAX),
+	[KLB_CHECK_A_PORT]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[KLB_CHECK_A_INTERVAL_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&klb_check_interval_range),
+	[KLB_CHECK_A_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&klb_check_timeout_range),
+	[KLB_CHECK_A_RISE]	= NLA_POLICY_RANGE(NLA_U8, 1, KLB_CHECK_RISE_FALL_MAX),
+	[KLB_CHECK_A_FALL]	= NLA_POLICY_RANGE(NLA_U8, 1, KLB_CHECK_RISE_FALL_MAX),
+	[KLB_CHECK_A_PATH]	= { .type = NLA_NUL_STRING, .len = KLB_CHECK_PATH_MAX - 1 },
+	[KLB_CHECK_A_HOST]	= { .type = NLA_NUL_STRING, .len = KLB_CHECK_HOST_MAX - 1 },
+	[KLB_CHECK_A_EXPECT]	= NLA_POLICY_RANGE(NLA_U16, 1, 599),
+	[KLB_CHECK_A_BODY]	= { .type = NLA_NUL_STRING, .len = KLB_CHECK_BODY_MAX - 1 },
+	[KLB_CHECK_A_SNI]	= { .type = NLA_NUL_STRING, .len = KLB_CHECK_HOST_MAX - 1 },
 };
 
 /* KLB_POOL_A_BACKENDS: a list of KLB_POOL_A_BACKEND nests. */
@@ -42,6 +97,14 @@ const struct nla_policy klb_pool_policy[KLB_POOL_A_MAX + 1] = {
 	[KLB_POOL_A_SCHED]	= NLA_POLICY_MAX(NLA_U8, KLB_SCHED_MAX),
 	[KLB_POOL_A_BACKEND]	= NLA_POLICY_NESTED(klb_backend_policy),
 	[KLB_POOL_A_BACKENDS]	= NLA_POLICY_NESTED(klb_backends_policy),
+	[KLB_POOL_A_CHECK]	= NLA_POLICY_NESTED(klb_check_policy),
+	[KLB_POOL_A_ALL_UNHEALTHY] = NLA_POLICY_MAX(NLA_U8, KLB_ALL_UNHEALTHY_MAX),
+	[KLB_POOL_A_PASSIVE_FALL] = NLA_POLICY_MAX(NLA_U8, KLB_CHECK_RISE_FALL_MAX),
+	[KLB_POOL_A_PASSIVE_EJECT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&klb_passive_eject_range),
+	[KLB_POOL_A_PASSIVE_5XX] = NLA_POLICY_MAX(NLA_U8, 1),
+	[KLB_POOL_A_SLOWSTART_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&klb_slowstart_range),
 };
 
 const struct nla_policy klb_rule_policy[KLB_RULE_A_MAX + 1] = {

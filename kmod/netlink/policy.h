@@ -14,6 +14,7 @@
 /* Nested levels, for nla_parse_nested() in the command handlers. */
 extern const struct nla_policy klb_backend_policy[KLB_BACKEND_A_MAX + 1];
 extern const struct nla_policy klb_pool_policy[KLB_POOL_A_MAX + 1];
+extern const struct nla_policy klb_check_policy[KLB_CHECK_A_MAX + 1];
 extern const struct nla_policy klb_rule_policy[KLB_RULE_A_MAX + 1];
 extern const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1];
 

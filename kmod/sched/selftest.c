@@ -38,7 +38,7 @@ static bool __init klb_sched_selftest_one(u8 sched, struct list_head *list,
 	u32 cnt[KLB_ST_N] = { 0 }, i, j;
 	bool ok = true;
 
-	t = klb_sched_table_build(sched, list);
+	t = klb_sched_table_build(sched, list, false);
 	if (IS_ERR(t))
 		return false;
 	rcu_read_lock();
@@ -113,7 +113,7 @@ bool __init klb_sched_selftest(void)
 
 	/* No eligible backend: a table that picks nothing. */
 	INIT_LIST_HEAD(&list);
-	t = klb_sched_table_build(KLB_SCHED_MH, &list);
+	t = klb_sched_table_build(KLB_SCHED_MH, &list, false);
 	ok &= !IS_ERR(t) && !klb_sched_pick(t, NULL);
 	klb_sched_table_free(t);
 

@@ -5,7 +5,7 @@
  *
  * A table is built in process context under klb_net->lock whenever the
  * pool's scheduler or backend set, weights or states change, published with
- * rcu_assign_pointer() by config/pool.c, and freed after a grace period. Everything
+ * rcu_assign_pointer() by klb_sched_publish(), and freed after a grace period. Everything
  * the algorithms need is snapshotted at build time (eligible backends,
  * weights, cumulative weights, the Maglev lookup table), so a pick never
  * looks at the pool and never takes klb_net->lock. The only state a pick
@@ -84,11 +84,6 @@ const char *klb_sched_name(u8 sched)
 {
 	return sched < ARRAY_SIZE(klb_sched_names) ? klb_sched_names[sched] :
 						     "unknown";
-}
-
-static bool klb_sched_eligible(const struct klb_backend *be)
-{
-	return be->state == KLB_BACKEND_UP && be->weight > 0;
 }
 
 /* Stable identity of a backend for Maglev: where it is, not list order. */
@@ -211,7 +206,8 @@ static void klb_sched_table_destroy(struct klb_sched_table *t)
 }
 
 struct klb_sched_table *klb_sched_table_build(u8 sched,
-					      struct list_head *backends)
+					      struct list_head *backends,
+					      bool ignore_health)
 {
 	struct klb_sched_table *t;
 	struct klb_backend *be;
@@ -221,7 +217,7 @@ struct klb_sched_table *klb_sched_table_build(u8 sched,
 	if (sched > KLB_SCHED_MAX)
 		return ERR_PTR(-EINVAL);
 	list_for_each_entry(be, backends, pool_node)
-		n += klb_sched_eligible(be);
+		n += klb_backend_usable(be, ignore_health);
 	/* Keeps sums of weights within a u32 for the pure code. */
 	if (n > KLB_SCHED_BACKENDS_MAX)
 		return ERR_PTR(-E2BIG);
@@ -242,11 +238,12 @@ struct klb_sched_table *klb_sched_table_build(u8 sched,
 			goto err;
 		/* The list cannot change: the caller holds klb_net->lock. */
 		list_for_each_entry(be, backends, pool_node) {
-			if (!klb_sched_eligible(be))
+			if (!klb_backend_usable(be, ignore_health))
 				continue;
 			t->be[i] = be;
 			/* Netlink caps it; the clamp keeps the sums in a u32. */
-			t->weights[i] = min_t(u32, be->weight, KLB_WEIGHT_MAX);
+			t->weights[i] = min_t(u32, be->weight_now ?: be->weight,
+					      KLB_WEIGHT_MAX);
 			klb_backend_get(be);
 			i++;
 		}

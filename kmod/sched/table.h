@@ -12,16 +12,32 @@
 
 struct klb_backend;
 struct klb_flow;
+struct klb_net;
+struct klb_pool;
 struct klb_sched_table;
 
 /*
- * Build the table the datapath picks from: only backends that are up and
- * have weight > 0 are eligible. Takes a reference on each listed backend.
- * Returns a table (possibly with no eligible backend) or ERR_PTR(-ENOMEM).
- * Process context, called under klb_net->lock.
+ * Build the table the datapath picks from: only backends for which
+ * klb_backend_usable(be, @ignore_health) holds are eligible. Takes a
+ * reference on each listed backend. Returns a table (possibly with no
+ * eligible backend) or ERR_PTR(-ENOMEM). Process context, called under
+ * klb_net->lock.
  */
 struct klb_sched_table *klb_sched_table_build(u8 sched,
-					      struct list_head *backends);
+					      struct list_head *backends,
+					      bool ignore_health);
+/*
+ * Build @pool's table from its backends with scheduler @sched and swap
+ * it in (the old one is freed after a grace period); on error (-ENOMEM,
+ * -E2BIG) the pool keeps its table. The pool's all-unhealthy option is
+ * applied here: if no backend is usable but some would be without their
+ * health, a fail-open pool lists those. Under klb_net->lock: config calls
+ * it on every change, health/ after a backend's health changed.
+ */
+int klb_sched_publish_sched(struct klb_net *kn, struct klb_pool *pool,
+			    u8 sched);
+/* The same with the pool's own scheduler. */
+int klb_sched_publish(struct klb_net *kn, struct klb_pool *pool);
 /* Free after an RCU grace period; drops the backend references. */
 void klb_sched_table_free(struct klb_sched_table *t);
 /*

@@ -114,6 +114,12 @@ for o in $objects; do
 	[ -n "$cmds" ] && offers "klbctl $o " $cmds help
 done
 offers "klbctl restore " -f
+# monitor [FILTER]: the filter words of its help
+filters=$("$K" monitor help | sed -n 's/.*monitor \[\(.*\)\].*/\1/p' | tr -d '|')
+[ -n "$filters" ] || not_ok "filters found in klbctl monitor help"
+# shellcheck disable=SC2086
+offers "klbctl monitor " $filters help
+offers "klbctl -j monitor " $filters help
 
 # ---- every keyword of the add/set usage lines
 # positional placeholders -> a value
@@ -169,7 +175,15 @@ is "klbctl -j -s po" "pool"
 is "klbctl -" "--batch --help --json --netns --pretty --stats --version -V -b -h -j -n -p -s"
 touch "$tmp/batchfile"
 is "klbctl -b $tmp/batchf" "$tmp/batchfile"
-is "klbctl pool add x sched wrr " ""
+is "klbctl pool add x sched wrr " "all-unhealthy check passive-5xx passive-eject passive-fall slowstart"
+is "klbctl pool set web passive-5xx " "off on"
+is "klbctl pool set web slowstart 10s " "all-unhealthy check passive-5xx passive-eject passive-fall sched"
+# shellcheck disable=SC2046
+offers "klbctl pool set web all-unhealthy " $(val pool AU)
+# shellcheck disable=SC2046
+offers "klbctl pool set web check " $(val pool KIND) none
+is "klbctl pool set web check http path / " "body expect fall host interval port rise sni timeout"
+is "klbctl pool set web check http path " ""
 
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -40,6 +40,15 @@ static const struct adesc backend_attrs[] = {
 	[KLB_BACKEND_A_WEIGHT] = { "weight", T_U32, NULL },
 	[KLB_BACKEND_A_STATE] = { "state", T_U8, NULL },
 	[KLB_BACKEND_A_STATS] = { "stats", T_NEST, NULL },
+	[KLB_BACKEND_A_HEALTH] = { "health", T_U8, NULL },
+	[KLB_BACKEND_A_CHECK_OK] = { "check_ok", T_U64, NULL },
+	[KLB_BACKEND_A_CHECK_FAIL] = { "check_fail", T_U64, NULL },
+	[KLB_BACKEND_A_HEALTH_AGE] = { "health_age", T_U32, NULL },
+	[KLB_BACKEND_A_CHECK_ERROR] = { "check_error", T_STR, NULL },
+	[KLB_BACKEND_A_EJECTED_MS] = { "ejected", T_U32, NULL },
+	[KLB_BACKEND_A_EJECTIONS] = { "ejections", T_U32, NULL },
+	[KLB_BACKEND_A_PASSIVE_FAIL] = { "passive_fail", T_U64, NULL },
+	[KLB_BACKEND_A_WEIGHT_NOW] = { "weight_now", T_U32, NULL },
 };
 static const struct aspace backend_space = SPACE("backend", backend_attrs);
 
@@ -48,11 +57,32 @@ static const struct adesc backends_attrs[] = {
 };
 static const struct aspace backends_space = SPACE("pool backends", backends_attrs);
 
+static const struct adesc check_attrs[] = {
+	[KLB_CHECK_A_KIND] = { "kind", T_U8, NULL },
+	[KLB_CHECK_A_PORT] = { "port", T_U16, NULL },
+	[KLB_CHECK_A_INTERVAL_MS] = { "interval", T_U32, NULL },
+	[KLB_CHECK_A_TIMEOUT_MS] = { "timeout", T_U32, NULL },
+	[KLB_CHECK_A_RISE] = { "rise", T_U8, NULL },
+	[KLB_CHECK_A_FALL] = { "fall", T_U8, NULL },
+	[KLB_CHECK_A_PATH] = { "path", T_STR, NULL },
+	[KLB_CHECK_A_HOST] = { "host", T_STR, NULL },
+	[KLB_CHECK_A_EXPECT] = { "expect", T_U16, NULL },
+	[KLB_CHECK_A_BODY] = { "body", T_STR, NULL },
+	[KLB_CHECK_A_SNI] = { "sni", T_STR, NULL },
+};
+static const struct aspace check_space = SPACE("check", check_attrs);
+
 static const struct adesc pool_attrs[] = {
 	[KLB_POOL_A_NAME] = { "name", T_STR, NULL },
 	[KLB_POOL_A_SCHED] = { "sched", T_U8, NULL },
 	[KLB_POOL_A_BACKEND] = { "backend", T_NEST, &backend_space },
 	[KLB_POOL_A_BACKENDS] = { "backends", T_NEST, &backends_space },
+	[KLB_POOL_A_CHECK] = { "check", T_NEST, &check_space },
+	[KLB_POOL_A_ALL_UNHEALTHY] = { "all-unhealthy", T_U8, NULL },
+	[KLB_POOL_A_PASSIVE_FALL] = { "passive-fall", T_U8, NULL },
+	[KLB_POOL_A_PASSIVE_EJECT_MS] = { "passive-eject", T_U32, NULL },
+	[KLB_POOL_A_PASSIVE_5XX] = { "passive-5xx", T_U8, NULL },
+	[KLB_POOL_A_SLOWSTART_MS] = { "slowstart", T_U32, NULL },
 };
 static const struct aspace pool_space = SPACE("pool", pool_attrs);
 
@@ -105,6 +135,21 @@ static const struct adesc config_attrs[] = {
 };
 static const struct aspace config_space = SPACE("config", config_attrs);
 
+static const struct adesc event_attrs[] = {
+	[KLB_EVENT_A_OBJECT] = { "object", T_U8, NULL },
+	[KLB_EVENT_A_ACTION] = { "action", T_U8, NULL },
+	[KLB_EVENT_A_TIME] = { "time", T_U64, NULL },
+	[KLB_EVENT_A_REASON] = { "reason", T_STR, NULL },
+	[KLB_EVENT_A_POOL] = { "pool", T_STR, NULL },
+	[KLB_EVENT_A_SERVICE] = { "service", T_STR, NULL },
+	[KLB_EVENT_A_SCHED] = { "sched", T_U8, NULL },
+	[KLB_EVENT_A_BACKEND] = { "backend", T_NEST, &backend_space },
+	[KLB_EVENT_A_POOLS] = { "pools", T_U32, NULL },
+	[KLB_EVENT_A_SERVICES] = { "services", T_U32, NULL },
+	[KLB_EVENT_A_BACKENDS] = { "backends", T_U32, NULL },
+};
+static const struct aspace event_space = SPACE("event", event_attrs);
+
 static const struct adesc top_attrs[] = {
 	[KLB_A_POOL] = { "pool", T_NEST, &pool_space },
 	[KLB_A_SERVICE] = { "service", T_NEST, &service_space },
@@ -113,6 +158,7 @@ static const struct adesc top_attrs[] = {
 	[KLB_A_RULE] = { "rule", T_NEST, &rule_space },
 	[KLB_A_PERSIST] = { "persist", T_NEST, NULL },
 	[KLB_A_STATS] = { "stats", T_NEST, NULL },
+	[KLB_A_EVENT] = { "event", T_NEST, &event_space },
 };
 static const struct aspace top_space = SPACE(NULL, top_attrs);
 
@@ -246,6 +292,7 @@ static const char *const cmd_names[] = {
 	[KLB_CMD_PERSIST_GET] = "persist_get",
 	[KLB_CMD_STATS_GET] = "stats_get",
 	[KLB_CMD_ZERO] = "zero",
+	[KLB_CMD_EVENT] = "event",
 };
 
 static void dump_level(FILE *f, struct level l, const struct aspace *sp,

@@ -25,7 +25,7 @@ void config_usage(FILE *f)
 		"       klbctl restore [-f FILE]   (standard input without -f, or with -f -)\n"
 		"       klbctl flush\n"
 		"A saved file holds one command per line, without the \"klbctl\" word:\n"
-		"  pool add NAME sched SCHED\n"
+		"  pool add NAME sched SCHED [all-unhealthy fail-open] [check KIND ...]\n"
 		"  backend add POOL ADDR:PORT weight N [state STATE]\n"
 		"  service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL [proxy-protocol v2]\n"
 		"              [snat ADDR[,ADDR...]] [persist SECONDS mask LEN] [cookie NAME]\n"
@@ -56,8 +56,21 @@ static int save_print(const struct pool_list *pl, const struct service_list *sl,
 	for (i = 0; i < pl->n; i++) {
 		const struct pool_info *p = &pl->p[i];
 
-		printf("pool add %s sched %s\n", p->name,
+		printf("pool add %s sched %s", p->name,
 		       word_name(sched_words, n_sched_words, p->sched, w1, sizeof(w1)));
+		if (p->all_unhealthy != KLB_ALL_UNHEALTHY_REFUSE)
+			printf(" all-unhealthy %s",
+			       word_name(all_unhealthy_words, n_all_unhealthy_words,
+					 p->all_unhealthy, w1, sizeof(w1)));
+		if (p->passive_fall)
+			printf(" passive-fall %u passive-eject %ums passive-5xx %s",
+			       p->passive_fall, p->passive_eject_ms,
+			       p->passive_5xx ? "on" : "off");
+		if (p->slowstart_ms)
+			printf(" slowstart %ums", p->slowstart_ms);
+		if (p->has_check)
+			check_save(&p->check);
+		putchar('\n');
 		for (j = 0; j < p->n; j++) {
 			const struct backend_info *b = &p->b[j];
 
@@ -248,7 +261,18 @@ static int line_pool(struct config *c, bool add, int argc, char **argv,
 		cp = find_pool(c, p.name);
 		if (!cp)
 			return errorf(EXIT_USAGE, "pool \"%s\" is not defined above", p.name);
-		cp->p.sched = p.sched;
+		if (p.has_sched)
+			cp->p.sched = p.sched;
+		if (p.has_all_unhealthy) {
+			cp->p.has_all_unhealthy = true;
+			cp->p.all_unhealthy = p.all_unhealthy;
+		}
+		passive_merge(&cp->p.passive, &p.passive);
+		if (p.has_check) {
+			cp->p.has_check = true;
+			cp->p.check = p.check;
+			c->strings += check_strings(&p.check);
+		}
 		return EXIT_OK;
 	}
 	if (!grow(&c->pools, &c->pcap, c->np, sizeof(*c->pools)))
@@ -258,6 +282,8 @@ static int line_pool(struct config *c, bool add, int argc, char **argv,
 	cp->p = p;
 	cp->line = line;
 	c->strings += strlen(p.name);
+	if (p.has_check)
+		c->strings += check_strings(&p.check);
 	return EXIT_OK;
 }
 
@@ -543,6 +569,11 @@ static int restore_send(const struct config *c, const char *file)
 		nest = req_nest_start(&r, KLB_CONFIG_A_POOL);
 		req_put_strz(&r, KLB_POOL_A_NAME, p->p.name);
 		req_put_u8(&r, KLB_POOL_A_SCHED, p->p.sched);
+		if (p->p.has_all_unhealthy)
+			req_put_u8(&r, KLB_POOL_A_ALL_UNHEALTHY, p->p.all_unhealthy);
+		passive_put(&r, &p->p.passive);
+		if (p->p.has_check)
+			check_put(&r, &p->p.check);
 		backends = req_nest_start(&r, KLB_POOL_A_BACKENDS);
 		for (j = 0; j < p->n; j++) {
 			bstart = req_len(&r);

@@ -29,6 +29,7 @@ int do_restore(int argc, char **argv);	/* config.c */
 int do_flush(int argc, char **argv);	/* config.c */
 int do_tune(int argc, char **argv);	/* tune.c */
 int do_stats(int argc, char **argv);	/* metrics.c */
+int do_monitor(int argc, char **argv);	/* monitor.c */
 
 /* Per-object usage text, printed by "klbctl OBJECT help" and "klbctl help". */
 void pool_usage(FILE *f);
@@ -38,6 +39,7 @@ void rule_usage(FILE *f);
 void conn_usage(FILE *f);
 void config_usage(FILE *f);
 void stats_usage(FILE *f);
+void monitor_usage(FILE *f);
 
 /*
  * Errors (utils.c). Every message is one line on stderr starting with

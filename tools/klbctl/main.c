@@ -29,8 +29,8 @@ static void usage(FILE *f)
 		"Usage: klbctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 		"       klbctl help | klbctl OBJECT help\n"
 		"       klbctl [OPTIONS] -b FILE\n"
-		"OBJECT := { pool | backend | service | rule | conn | stats | tune | save |\n"
-		"            restore | flush }\n"
+		"OBJECT := { pool | backend | service | rule | conn | stats | monitor | tune |\n"
+		"            save | restore | flush }\n"
 		"OPTIONS := { -j | --json | -p | --pretty | -s | --stats | -n NETNS | --netns NETNS |\n"
 		"             -b FILE | --batch FILE | -V | --version | -h | --help }\n"
 		"  -p: indented JSON (implies -j); -s -s: also per-second rates (two\n"
@@ -49,6 +49,8 @@ static void usage(FILE *f)
 	conn_usage(f);
 	fputc('\n', f);
 	stats_usage(f);
+	fputc('\n', f);
+	monitor_usage(f);
 	fputc('\n', f);
 	config_usage(f);
 	fprintf(f,
@@ -69,6 +71,7 @@ static const struct cmd objects[] = {
 	{ "rule", do_rule },
 	{ "conn", do_conn },
 	{ "stats", do_stats },
+	{ "monitor", do_monitor },
 	{ "tune", do_tune },
 	{ "save", do_save },
 	{ "restore", do_restore },

@@ -23,6 +23,7 @@
 
 static struct mnl_socket *sock;
 static uint16_t family_id;
+static uint32_t events_group;	/* id of KLB_MCGRP_EVENTS, 0: none */
 static uint32_t seq;
 static char *rxbuf;
 static size_t rxsize;
@@ -449,12 +450,31 @@ static int transact(struct nlmsghdr *nlh, uint16_t type, klb_cb_t cb,
 	}
 }
 
+/* The id of the events group among the family's multicast groups. */
+static void family_groups(const struct nlattr *groups)
+{
+	const struct nlattr *tb[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	const struct nlattr *g;
+	char *name;
+
+	if (!groups)
+		return;
+	mnl_attr_for_each_nested(g, groups) {
+		nest_parse(g, tb, CTRL_ATTR_MCAST_GRP_MAX);
+		name = attr_strdup(tb[CTRL_ATTR_MCAST_GRP_NAME]);
+		if (name && !strcmp(name, KLB_MCGRP_EVENTS))
+			events_group = attr_u32(tb[CTRL_ATTR_MCAST_GRP_ID], 0);
+		free(name);
+	}
+}
+
 static int family_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[CTRL_ATTR_MAX + 1];
 
 	msg_parse(nlh, tb, CTRL_ATTR_MAX);
 	*(uint16_t *)data = attr_u16(tb[CTRL_ATTR_FAMILY_ID], 0);
+	family_groups(tb[CTRL_ATTR_MCAST_GROUPS]);
 	return 0;
 }
 
@@ -514,6 +534,29 @@ void nl_close(void)
 	rxbuf = NULL;
 	rxsize = 0;
 	family_id = 0;
+	events_group = 0;
+}
+
+int nl_join_events(int *fd, uint16_t *family)
+{
+	int ret;
+
+	if (!sock) {
+		ret = nl_open();
+		if (ret)
+			return ret;
+	}
+	if (!events_group)
+		return errorf(EXIT_KERNEL,
+			      "the klb module has no \"%s\" multicast group (older than klbctl?)",
+			      KLB_MCGRP_EVENTS);
+	if (mnl_socket_setsockopt(sock, NETLINK_ADD_MEMBERSHIP, &events_group,
+				  sizeof(events_group)) < 0)
+		return errorf(EXIT_KERNEL, "cannot join the klb events group: %s",
+			      strerror(errno));
+	*fd = mnl_socket_get_fd(sock);
+	*family = family_id;
+	return EXIT_OK;
 }
 
 /* Netlink refuses a message bigger than the socket's send buffer. */

@@ -68,6 +68,13 @@ int klb_request(struct req *r, klb_cb_t cb, void *data,
 void nl_close(void);
 
 /*
+ * Join the klb family's events multicast group: *fd is the socket to read
+ * events from (4 MiB receive buffer where allowed), *family the id their
+ * messages carry. Errors are printed; returns an exit status.
+ */
+int nl_join_events(int *fd, uint16_t *family);
+
+/*
  * Reply parsing: tb[type] = last attribute of each type <= max in the
  * nest (or in the message payload after the genl header); others ignored.
  */

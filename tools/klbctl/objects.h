@@ -20,12 +20,63 @@ struct req;
 
 /* Each parser prints its error and returns an exit status (0 = parsed). */
 
+/* A pool's active check (check.c); strings NULL when not given. */
+struct check_spec {
+	uint8_t kind;		/* enum klb_check_kind */
+	bool has_port, has_interval, has_timeout, has_rise, has_fall;
+	bool has_expect;
+	uint16_t port, expect;
+	uint32_t interval_ms, timeout_ms;
+	uint8_t rise, fall;
+	char *path, *host, *body, *sni;
+};
+/* "KIND [port P] [path /p] ... [fall N]": argv[0] is KIND */
+int check_parse(int argc, char **argv, struct check_spec *c);
+/* The KLB_POOL_A_CHECK nest, and the bytes of its strings. */
+void check_put(struct req *r, const struct check_spec *c);
+size_t check_strings(const struct check_spec *c);
+/* From a dump (strings malloc'ed: check_spec_free()). */
+int check_info_parse(const struct nlattr *nest, struct check_spec *c);
+void check_spec_free(struct check_spec *c);
+/* " check KIND ..." as save writes it; the "check" line/object of show. */
+void check_save(const struct check_spec *c);
+void check_print(const struct check_spec *c);
+extern const struct word check_kind_words[];
+extern const size_t n_check_kind_words;
+extern const struct word all_unhealthy_words[];
+extern const size_t n_all_unhealthy_words;
+extern const struct word health_words[];
+extern const size_t n_health_words;
+
+/* Passive health and slow start of a pool: the words given. */
+struct passive_spec {
+	bool has_fall, has_eject, has_5xx, has_slowstart;
+	uint8_t fall;
+	bool errors_5xx;
+	uint32_t eject_ms, slowstart_ms;
+};
+
 struct pool_spec {
 	const char *name;
-	bool has_sched;
+	bool has_sched, has_check, has_all_unhealthy;
 	uint8_t sched;
+	uint8_t all_unhealthy;
+	struct check_spec check;
+	struct passive_spec passive;
 };
-/* "NAME [sched S]" (add) or "NAME sched S" (set) */
+/* "passive-fall N", "passive-eject DUR", "passive-5xx on|off", "slowstart DUR" */
+int passive_parse_word(const char *key, const char *val, struct passive_spec *ps);
+bool passive_given(const struct passive_spec *ps);
+void passive_put(struct req *r, const struct passive_spec *ps);
+/* Copy the given words of @from over @to (pool set lines of a config file). */
+void passive_merge(struct passive_spec *to, const struct passive_spec *from);
+/* "500ms", "2s", "1.5s" or "2" (seconds) in milliseconds. */
+bool parse_duration_ms(const char *s, uint32_t *ms);
+/*
+ * "NAME [sched S] [all-unhealthy refuse|fail-open] [check KIND ...]"
+ * (add; check takes the rest of the words) or the same with at least one
+ * of them (set)
+ */
 int pool_parse(int argc, char **argv, bool add, struct pool_spec *p);
 
 struct backend_spec {
@@ -98,11 +149,27 @@ struct backend_info {
 	uint32_t weight;
 	uint8_t state;
 	struct klb_stats stats;
+	bool has_health;	/* the pool has a check */
+	uint8_t health;
+	uint64_t check_ok, check_fail;
+	uint32_t health_age;	/* seconds */
+	char *check_error;	/* malloc'ed or NULL */
+	bool has_passive;	/* the pool has passive health, or had */
+	bool has_ejected;	/* ejected now, for ejected_ms */
+	uint32_t ejected_ms, ejections;
+	uint64_t passive_fail;
+	bool has_weight_now;	/* slow start: its weight now */
+	uint32_t weight_now;
 };
 
 struct pool_info {
 	char *name;
 	uint8_t sched;
+	uint8_t all_unhealthy;
+	bool has_check;
+	struct check_spec check;
+	uint8_t passive_fall, passive_5xx;
+	uint32_t passive_eject_ms, slowstart_ms;
 	struct backend_info *b;
 	size_t n, cap;
 };

@@ -7,7 +7,8 @@
  * bool and null); keys are ignored.
  * JSON mode: a call whose type includes PRINT_JSON writes "key":value; fmt is
  * ignored. The document is a top-level array opened by new_json_obj(true)
- * and closed by delete_json_obj(). Keys given inside arrays are ignored so
+ * and closed by delete_json_obj(); or, after new_json_obj_plain(true), the
+ * one object that follows, on a line of its own (a stream of events). Keys given inside arrays are ignored so
  * the output stays valid whatever the caller does.
  */
 #include <inttypes.h>
@@ -109,6 +110,12 @@ void new_json_obj(bool j)
 	depth = 0;
 	if (json)
 		json_push(true);
+}
+
+void new_json_obj_plain(bool j)
+{
+	json = j;
+	depth = 0;
 }
 
 void delete_json_obj(void)

@@ -19,6 +19,8 @@ enum output_type {
 
 extern bool json_pretty;	/* -p/--pretty: indented JSON */
 void new_json_obj(bool json);	/* start output; json selects the mode */
+/* start output of one top-level object, no array around it (monitor) */
+void new_json_obj_plain(bool json);
 void delete_json_obj(void);	/* finish output (closes the JSON document) */
 bool is_json_context(void);
 

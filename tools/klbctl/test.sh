@@ -389,5 +389,41 @@ assert d[1] == {} and d[2]["empty"] == []
 	fi
 fi
 
+# ------------------------------------------------------ monitor's lines
+if [ -x ./test_event ]; then
+	TZ=UTC ./test_event >"$tmp/ev.txt"
+	cat >"$tmp/ev.want" <<'EOF'
+[2026-12-05T12:00:00.123456] pool new web sched mh
+[2026-12-05T12:00:00.123456] backend state web 10.0.1.1:80 weight 2 state drain reason operator
+[2026-12-05T12:00:00.123456] backend health six [fd00::1]:8080 weight 1 state up reason "http check: \"status\" 503"
+[2026-12-05T12:00:00.123456] service new www pool web
+[2026-12-05T12:00:00.123456] config flush pools 2 services 1 backends 3
+[2026-12-05T12:00:00.123456] pool unknown(200) web
+EOF
+	if cmp -s "$tmp/ev.txt" "$tmp/ev.want"; then
+		ok 'monitor text: one line per event, filtered, config always'
+	else
+		not_ok 'monitor text: one line per event, filtered, config always'
+		diff "$tmp/ev.want" "$tmp/ev.txt" | sed 's/^/# /'
+	fi
+	if TZ=UTC ./test_event json | python3 -c '
+import json, sys
+lines = sys.stdin.read().splitlines()
+ev = [json.loads(l) for l in lines]
+assert len(ev) == 6, len(ev)
+assert all(e["time"] == "2026-12-05T12:00:00.123456" and e["time_ns"] == 1796472000123456789 for e in ev)
+assert ev[0] == dict(ev[0], object="pool", action="new", pool="web", sched="mh")
+assert ev[1]["backend"] == {"addr": "10.0.1.1", "port": 80, "weight": 2, "state": "drain"}
+assert ev[1]["action"] == "state" and ev[1]["reason"] == "operator"
+assert ev[2]["backend"]["addr"] == "fd00::1" and ev[2]["reason"] == "http check: \"status\" 503"
+assert ev[3] == dict(ev[3], object="service", action="new", service="www", pool="web")
+assert (ev[4]["pools"], ev[4]["services"], ev[4]["backends"]) == (2, 1, 3)
+assert ev[5]["action"] == "unknown(200)"
+'; then ok 'monitor -j: one JSON object per line, fields'; else not_ok 'monitor -j: one JSON object per line, fields'; fi
+fi
+t 1 'unknown filter "frob"; expected one of all pool backend service' monitor frob
+t 1 'unexpected argument "x"' monitor pool x
+t 0 'klbctl [-j] monitor' monitor help
+
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -15,8 +15,11 @@
  *   rule     (http, tls services) request or SNI matchers -> another pool
  *
  * Commands (request attributes -> reply)
- *   KLB_CMD_POOL_NEW      KLB_A_POOL{NAME, [SCHED], [BACKENDS]}
- *   KLB_CMD_POOL_SET      KLB_A_POOL{NAME, SCHED}
+ *   KLB_CMD_POOL_NEW      KLB_A_POOL{NAME, [SCHED], [BACKENDS], [CHECK],
+ *                         [ALL_UNHEALTHY]}
+ *   KLB_CMD_POOL_SET      KLB_A_POOL{NAME, [SCHED], [CHECK], [ALL_UNHEALTHY]}
+ *                         (at least one; a new CHECK restarts every
+ *                         backend's health at unknown)
  *   KLB_CMD_POOL_DEL      KLB_A_POOL{NAME}           (-EBUSY while a service uses it)
  *   KLB_CMD_POOL_GET      do:   KLB_A_POOL{NAME} -> one pool
  *                         dump: all pools, or only KLB_A_POOL{NAME}. A pool
@@ -56,6 +59,14 @@
  *                         the counters of that service, of the backends of
  *                         that pool, or (neither given) of every service
  *                         and backend. Gauges (active connections) stay.
+ *   KLB_CMD_EVENT         never requested: sent to the multicast group
+ *                         KLB_MCGRP_EVENTS ("events") of the family, one
+ *                         message per change, KLB_A_EVENT{OBJECT, ACTION,
+ *                         TIME, [REASON], [POOL], [SERVICE], [SCHED],
+ *                         [BACKEND], [POOLS, SERVICES, BACKENDS]}, only to
+ *                         listeners in the namespace that changed. Open to
+ *                         every user, like reading. A listener that reads
+ *                         too slowly gets ENOBUFS: events were lost.
  *
  * Modes: nat rewrites the destination (backends route replies via klb);
  * fnat also rewrites the source to one of the service's SNAT addresses (or
@@ -102,6 +113,7 @@ enum klb_cmd {
 	KLB_CMD_PERSIST_GET,
 	KLB_CMD_STATS_GET,
 	KLB_CMD_ZERO,
+	KLB_CMD_EVENT,
 
 	__KLB_CMD_MAX
 };
@@ -131,6 +143,89 @@ enum klb_backend_state {
 };
 
 #define KLB_BACKEND_STATE_MAX (__KLB_BACKEND_STATE_MAX - 1)
+
+/*
+ * What the pool's active check (KLB_POOL_A_CHECK) says of a backend. New
+ * connections go to backends that are up, have a weight and are not
+ * unhealthy; unknown (no check, or not decided yet) counts as usable.
+ */
+enum klb_backend_health {
+	KLB_HEALTH_UNKNOWN,
+	KLB_HEALTH_HEALTHY,	/* RISE probes in a row passed */
+	KLB_HEALTH_UNHEALTHY,	/* FALL probes in a row failed */
+
+	__KLB_HEALTH_MAX
+};
+
+#define KLB_HEALTH_MAX (__KLB_HEALTH_MAX - 1)
+
+enum klb_check_kind {
+	KLB_CHECK_NONE,		/* no active check: health stays unknown */
+	KLB_CHECK_TCP,		/* a TCP connect succeeds */
+	KLB_CHECK_HTTP,		/* GET PATH answers with the expected status */
+	KLB_CHECK_TLS,		/* a ClientHello (with SNI) gets a ServerHello */
+
+	__KLB_CHECK_KIND_MAX
+};
+
+#define KLB_CHECK_KIND_MAX (__KLB_CHECK_KIND_MAX - 1)
+
+/* A pool whose backends are all unhealthy (and some up with a weight): */
+enum klb_all_unhealthy {
+	KLB_ALL_UNHEALTHY_REFUSE,	/* no backend: new connections refused */
+	KLB_ALL_UNHEALTHY_FAIL_OPEN,	/* ignore health: all up ones usable */
+
+	__KLB_ALL_UNHEALTHY_MAX
+};
+
+#define KLB_ALL_UNHEALTHY_MAX (__KLB_ALL_UNHEALTHY_MAX - 1)
+
+#define KLB_CHECK_INTERVAL_MIN_MS	100
+#define KLB_CHECK_INTERVAL_MAX_MS	3600000	/* one hour */
+#define KLB_CHECK_TIMEOUT_MIN_MS	10
+#define KLB_CHECK_RISE_FALL_MAX		100
+#define KLB_CHECK_PATH_MAX	128	/* including the terminating NUL */
+#define KLB_CHECK_HOST_MAX	254	/* including the terminating NUL */
+#define KLB_CHECK_BODY_MAX	64	/* including the terminating NUL */
+
+/*
+ * Passive health (KLB_POOL_A_PASSIVE_*): PASSIVE_FALL failures in a row of
+ * real traffic to a backend (L4 nat/fnat: a reset or no answer to a SYN;
+ * L7: connect refused or timed out, and with PASSIVE_5XX a 5xx answer)
+ * eject it for EJECT_MS, doubled on each ejection in a row up to
+ * KLB_PASSIVE_EJECT_MAX_MS. Defaults: FALL 0 (off), EJECT_MS 10000.
+ * Slow start (KLB_POOL_A_SLOWSTART_MS): a backend that becomes usable
+ * starts at a small share of its weight and reaches it after that long.
+ */
+#define KLB_PASSIVE_EJECT_MIN_MS	100
+#define KLB_PASSIVE_EJECT_MAX_MS	3600000	/* one hour */
+#define KLB_PASSIVE_EJECT_DEFAULT_MS	10000
+#define KLB_SLOWSTART_MAX_MS	3600000
+
+/*
+ * An active check of every backend of a pool. Defaults: PORT the
+ * backend's, INTERVAL 2000, TIMEOUT min(1000, INTERVAL), RISE 2, FALL 3;
+ * http: PATH "/", HOST the backend's address, EXPECT 2 (2xx). TIMEOUT <=
+ * INTERVAL. PATH, HOST, EXPECT and BODY need kind http, SNI kind tls.
+ */
+enum klb_check_attr {
+	KLB_CHECK_A_UNSPEC,
+	KLB_CHECK_A_KIND,	/* u8: enum klb_check_kind */
+	KLB_CHECK_A_PORT,	/* u16: 1..65535, instead of the backend's */
+	KLB_CHECK_A_INTERVAL_MS,	/* u32: probe period per backend */
+	KLB_CHECK_A_TIMEOUT_MS,	/* u32: a probe not done by then failed */
+	KLB_CHECK_A_RISE,	/* u8: passes in a row to become healthy */
+	KLB_CHECK_A_FALL,	/* u8: failures in a row to become unhealthy */
+	KLB_CHECK_A_PATH,	/* string: starts with '/' */
+	KLB_CHECK_A_HOST,	/* string: Host header */
+	KLB_CHECK_A_EXPECT,	/* u16: 1..5 a status class (2: 2xx), 100..599 exact */
+	KLB_CHECK_A_BODY,	/* string: the body must contain it */
+	KLB_CHECK_A_SNI,	/* string: server name of the ClientHello */
+
+	__KLB_CHECK_A_MAX
+};
+
+#define KLB_CHECK_A_MAX (__KLB_CHECK_A_MAX - 1)
 
 enum klb_mode {
 	KLB_MODE_NAT,		/* destination NAT, replies routed back via klb */
@@ -171,6 +266,7 @@ enum klb_attr {
 	KLB_A_RULE,		/* nest: enum klb_rule_attr */
 	KLB_A_PERSIST,		/* nest: enum klb_persist_attr (dump output) */
 	KLB_A_STATS,		/* nest: enum klb_global_attr (STATS_GET output) */
+	KLB_A_EVENT,		/* nest: enum klb_event_attr (EVENT, multicast) */
 
 	__KLB_A_MAX
 };
@@ -193,6 +289,12 @@ enum klb_pool_attr {
 	KLB_POOL_A_SCHED,	/* u8: enum klb_sched */
 	KLB_POOL_A_BACKEND,	/* nest: enum klb_backend_attr (one backend: add/set/del) */
 	KLB_POOL_A_BACKENDS,	/* nest of KLB_POOL_A_BACKEND nests (dump, restore) */
+	KLB_POOL_A_CHECK,	/* nest: enum klb_check_attr; KIND none: no check */
+	KLB_POOL_A_ALL_UNHEALTHY,	/* u8: enum klb_all_unhealthy */
+	KLB_POOL_A_PASSIVE_FALL,	/* u8: failures in a row that eject; 0 off */
+	KLB_POOL_A_PASSIVE_EJECT_MS,	/* u32: first ejection period */
+	KLB_POOL_A_PASSIVE_5XX,	/* u8: 1: L7 5xx answers are failures too */
+	KLB_POOL_A_SLOWSTART_MS,	/* u32: weight ramp of a new backend; 0 off */
 
 	__KLB_POOL_A_MAX
 };
@@ -207,6 +309,16 @@ enum klb_backend_attr {
 	KLB_BACKEND_A_WEIGHT,	/* u32, 0..KLB_WEIGHT_MAX */
 	KLB_BACKEND_A_STATE,	/* u8: enum klb_backend_state */
 	KLB_BACKEND_A_STATS,	/* nest: enum klb_stats_attr (output) */
+	KLB_BACKEND_A_PAD,
+	KLB_BACKEND_A_HEALTH,	/* u8: enum klb_backend_health (output) */
+	KLB_BACKEND_A_CHECK_OK,	/* u64: probes that passed (output) */
+	KLB_BACKEND_A_CHECK_FAIL,	/* u64: probes that failed (output) */
+	KLB_BACKEND_A_HEALTH_AGE,	/* u32: seconds since health last changed (output) */
+	KLB_BACKEND_A_CHECK_ERROR,	/* string: the last failed probe's reason (output) */
+	KLB_BACKEND_A_EJECTED_MS,	/* u32: passive ejection left; absent: not ejected (output) */
+	KLB_BACKEND_A_EJECTIONS,	/* u32: ejections in a row (output) */
+	KLB_BACKEND_A_PASSIVE_FAIL,	/* u64: failures passive health counted (output) */
+	KLB_BACKEND_A_WEIGHT_NOW,	/* u32: weight during slow start; absent: WEIGHT (output) */
 
 	__KLB_BACKEND_A_MAX
 };
@@ -395,5 +507,56 @@ enum klb_global_attr {
 };
 
 #define KLB_GLOBAL_A_MAX (__KLB_GLOBAL_A_MAX - 1)
+
+/* Events: the multicast group and what its messages say (KLB_CMD_EVENT). */
+#define KLB_MCGRP_EVENTS	"events"
+#define KLB_EVENT_REASON_MAX	64	/* including the terminating NUL */
+
+/* What an event is about. */
+enum klb_event_object {
+	KLB_EVENT_POOL,
+	KLB_EVENT_BACKEND,
+	KLB_EVENT_SERVICE,
+	KLB_EVENT_CONFIG,	/* the whole configuration: flush, restore */
+
+	__KLB_EVENT_OBJECT_MAX
+};
+
+#define KLB_EVENT_OBJECT_MAX (__KLB_EVENT_OBJECT_MAX - 1)
+
+/* What happened to it. */
+enum klb_event_action {
+	KLB_EVENT_NEW,
+	KLB_EVENT_SET,		/* changed by the operator (a backend: weight) */
+	KLB_EVENT_DEL,
+	KLB_EVENT_STATE,	/* a backend's operator state changed */
+	KLB_EVENT_HEALTH,	/* a backend's health changed */
+	KLB_EVENT_FLUSH,	/* config: everything deleted */
+	KLB_EVENT_RESTORE,	/* config: replaced as a whole */
+
+	__KLB_EVENT_ACTION_MAX
+};
+
+#define KLB_EVENT_ACTION_MAX (__KLB_EVENT_ACTION_MAX - 1)
+
+enum klb_event_attr {
+	KLB_EVENT_A_UNSPEC,
+	KLB_EVENT_A_PAD,
+	KLB_EVENT_A_OBJECT,	/* u8: enum klb_event_object */
+	KLB_EVENT_A_ACTION,	/* u8: enum klb_event_action */
+	KLB_EVENT_A_TIME,	/* u64: wall clock, ns since the epoch */
+	KLB_EVENT_A_REASON,	/* string: why ("operator", a check's error) */
+	KLB_EVENT_A_POOL,	/* string: the pool (of the backend, service) */
+	KLB_EVENT_A_SERVICE,	/* string: the service */
+	KLB_EVENT_A_SCHED,	/* u8: enum klb_sched (pool new, set) */
+	KLB_EVENT_A_BACKEND,	/* nest: enum klb_backend_attr, no STATS */
+	KLB_EVENT_A_POOLS,	/* u32: pools after a restore, before a flush */
+	KLB_EVENT_A_SERVICES,	/* u32: the same for services */
+	KLB_EVENT_A_BACKENDS,	/* u32: the same for backends */
+
+	__KLB_EVENT_A_MAX
+};
+
+#define KLB_EVENT_A_MAX (__KLB_EVENT_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_KLB_H */

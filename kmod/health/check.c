@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A pool's active check: its probes, what their results decide, and the
+ * republish of the pool's table when a backend's usability changed.
+ *
+ * A probe's work never takes klb_net->lock (config changes cancel probes
+ * under it, synchronously): on a transition it marks the pool and queues
+ * the netns's health work, which takes the lock once for any number of
+ * transitions and republishes the marked pools. A pool is marked only
+ * while it is live (linked in kn->pools); a staged pool has its probes
+ * allocated but not started until the restore swaps it in.
+ */
+#include <linux/slab.h>
+
+#include "events.h"
+#include "health/probe.h"
+#include "sched/table.h"
+
+struct workqueue_struct *klb_health_wq;
+
+#define KLB_POOL_HEALTH_DIRTY	0
+
+static const char * const klb_check_kinds[] = {
+	[KLB_CHECK_NONE] = "none",
+	[KLB_CHECK_TCP] = "tcp",
+	[KLB_CHECK_HTTP] = "http",
+	[KLB_CHECK_TLS] = "tls",
+};
+
+const char *klb_check_kind_name(u8 kind)
+{
+	return kind < ARRAY_SIZE(klb_check_kinds) ? klb_check_kinds[kind] :
+						    "unknown";
+}
+
+void klb_check_defaults(struct klb_check_cfg *cfg, u8 kind)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->kind = kind;
+	cfg->interval_ms = 2000;
+	cfg->timeout_ms = 1000;
+	cfg->rise = 2;
+	cfg->fall = 3;
+	cfg->expect = 2;
+	strscpy(cfg->path, "/", sizeof(cfg->path));
+}
+
+static const char *klb_probe_errno_name(u32 err)
+{
+	switch (err) {
+	case ECONNREFUSED:
+		return "connection refused";
+	case ECONNRESET:
+		return "connection reset";
+	case ETIMEDOUT:
+		return "timed out";
+	case EHOSTUNREACH:
+		return "host unreachable";
+	case ENETUNREACH:
+		return "network unreachable";
+	case EPIPE:
+		return "broken pipe";
+	default:
+		return NULL;
+	}
+}
+
+static const char * const klb_probe_phases[] = {
+	[KLB_PROBE_IDLE] = "probe",
+	[KLB_PROBE_CONNECTING] = "connect",
+	[KLB_PROBE_SENDING] = "send",
+	[KLB_PROBE_READING] = "answer",
+};
+
+/* @err (code << 24 | detail) in words after "KIND check: ". */
+static const char *klb_probe_err_str(u32 err, u8 kind, char *buf, size_t len)
+{
+	u32 code = err >> 24, detail = err & 0xffffff;
+	const char *k = klb_check_kind_name(kind), *s;
+
+	switch (code) {
+	case KLB_PROBE_ERR_CONNECT:
+	case KLB_PROBE_ERR_IO:
+		s = klb_probe_errno_name(detail);
+		if (s)
+			snprintf(buf, len, "%s check: %s%s", k,
+				 code == KLB_PROBE_ERR_IO ? "i/o: " : "", s);
+		else
+			snprintf(buf, len, "%s check: %s error %u", k,
+				 code == KLB_PROBE_ERR_IO ? "i/o" : "connect",
+				 detail);
+		break;
+	case KLB_PROBE_ERR_TIMEOUT:
+		snprintf(buf, len, "%s check: %s timeout", k,
+			 detail < ARRAY_SIZE(klb_probe_phases) ?
+			 klb_probe_phases[detail] : "probe");
+		break;
+	case KLB_PROBE_ERR_STATUS:
+		snprintf(buf, len, "%s check: status %u", k, detail);
+		break;
+	case KLB_PROBE_ERR_BODY:
+		snprintf(buf, len, "%s check: body mismatch", k);
+		break;
+	case KLB_PROBE_ERR_BAD_ANSWER:
+		snprintf(buf, len, "%s check: bad answer", k);
+		break;
+	case KLB_PROBE_ERR_CLOSED:
+		snprintf(buf, len, "%s check: closed before an answer", k);
+		break;
+	case KLB_PROBE_ERR_TLS_ALERT:
+		snprintf(buf, len, "%s check: alert %u", k, detail);
+		break;
+	case KLB_PROBE_ERR_NOMEM:
+		snprintf(buf, len, "%s check: out of memory", k);
+		break;
+	default:
+		snprintf(buf, len, "%s", "");
+		break;
+	}
+	return buf;
+}
+
+const char *klb_health_error(const struct klb_backend *be, u8 kind,
+			     char *buf, size_t len)
+{
+	return klb_probe_err_str(READ_ONCE(be->check_err), kind, buf, len);
+}
+
+void klb_health_kick(struct klb_net *kn, unsigned long delay)
+{
+	/* At once: even if it is pending for later (an ejection's end). */
+	if (!delay)
+		mod_delayed_work(klb_health_wq, &kn->health_work, 0);
+	else
+		queue_delayed_work(klb_health_wq, &kn->health_work, delay);
+}
+
+/* Have the health work republish @pool. */
+static void klb_health_mark(struct klb_net *kn, struct klb_pool *pool)
+{
+	set_bit(KLB_POOL_HEALTH_DIRTY, &pool->health_dirty);
+	klb_health_kick(kn, 0);
+}
+
+static void klb_health_change(struct klb_probe *p, u8 health, u32 err)
+{
+	struct klb_backend *be = p->be;
+	bool was_usable = klb_backend_usable(be, false);
+	char reason[64];
+
+	WRITE_ONCE(be->health, health);
+	WRITE_ONCE(be->health_changed, jiffies);
+	if (health == KLB_HEALTH_UNHEALTHY)
+		klb_probe_err_str(err, p->cfg->kind, reason, sizeof(reason));
+	else
+		snprintf(reason, sizeof(reason), "%s check: %u passed",
+			 klb_check_kind_name(p->cfg->kind), p->passes);
+	klb_event_backend(p->kn, p->pool, be, reason);
+	if (was_usable != klb_backend_usable(be, false))
+		klb_health_mark(p->kn, p->pool);
+}
+
+void klb_probe_result(struct klb_probe *p, int res)
+{
+	const struct klb_check_cfg *cfg = p->cfg;
+	struct klb_backend *be = p->be;
+	u8 health = READ_ONCE(be->health);
+
+	if (res > 0) {
+		WRITE_ONCE(be->check_ok, be->check_ok + 1);
+		p->failures = 0;
+		if (!p->passes)
+			p->streak_start = jiffies;
+		if (p->passes < U8_MAX)
+			p->passes++;
+		if (health != KLB_HEALTH_HEALTHY && p->passes >= cfg->rise)
+			klb_health_change(p, KLB_HEALTH_HEALTHY, 0);
+		/* RISE passes since a passive ejection began end it early. */
+		if (p->passes >= cfg->rise && klb_backend_ejected(be) &&
+		    time_after_eq(p->streak_start, READ_ONCE(be->ejected_at))) {
+			WRITE_ONCE(be->ejected_until, jiffies | 1);
+			klb_health_mark(p->kn, p->pool);
+		}
+		return;
+	}
+	WRITE_ONCE(be->check_fail, be->check_fail + 1);
+	WRITE_ONCE(be->check_err, (u32)-res);
+	p->passes = 0;
+	if (p->failures < U8_MAX)
+		p->failures++;
+	if (health != KLB_HEALTH_UNHEALTHY && p->failures >= cfg->fall)
+		klb_health_change(p, KLB_HEALTH_UNHEALTHY, (u32)-res);
+}
+
+/* ---- under klb_net->lock ----------------------------------------------- */
+
+static void klb_health_stop_probes(struct klb_pool *pool)
+{
+	struct klb_backend *be;
+
+	list_for_each_entry(be, &pool->backends, pool_node) {
+		if (be->probe) {
+			klb_probe_free(be->probe);
+			be->probe = NULL;
+		}
+	}
+}
+
+static void klb_health_reset(struct klb_backend *be)
+{
+	WRITE_ONCE(be->health, KLB_HEALTH_UNKNOWN);
+	WRITE_ONCE(be->health_changed, jiffies);
+	WRITE_ONCE(be->check_err, 0);
+}
+
+int klb_health_set_check(struct klb_net *kn, struct klb_pool *pool,
+			 const struct klb_check_cfg *cfg)
+{
+	struct klb_check_cfg *new = NULL, *old = pool->check;
+	struct klb_backend *be;
+	bool republish = false;
+	int err = 0;
+
+	klb_assert_locked(kn);
+
+	if (cfg) {
+		new = kmemdup(cfg, sizeof(*cfg), GFP_KERNEL);
+		if (!new)
+			return -ENOMEM;
+		klb_obj_inc(KLB_OBJ_CHECK);
+	}
+	klb_health_stop_probes(pool);
+	pool->check = new;
+	list_for_each_entry(be, &pool->backends, pool_node) {
+		republish |= READ_ONCE(be->health) == KLB_HEALTH_UNHEALTHY;
+		klb_health_reset(be);
+		if (new && !err)
+			err = klb_health_backend_added(kn, pool, be);
+	}
+	if (err) {
+		/* Out of memory: no check rather than half of one. */
+		klb_health_stop_probes(pool);
+		pool->check = NULL;
+		kfree(new);
+		klb_obj_dec(KLB_OBJ_CHECK);
+	}
+	if (old)
+		klb_obj_dec(KLB_OBJ_CHECK);
+	kfree(old);
+	if (republish)
+		klb_sched_publish(kn, pool);	/* a failure: at the next one */
+	return err;
+}
+
+int klb_health_set_all_unhealthy(struct klb_net *kn, struct klb_pool *pool,
+				 u8 mode)
+{
+	u8 old = pool->all_unhealthy;
+	int err;
+
+	klb_assert_locked(kn);
+	pool->all_unhealthy = mode;
+	err = klb_sched_publish(kn, pool);
+	if (err)
+		pool->all_unhealthy = old;
+	return err;
+}
+
+void klb_health_pool_start(struct klb_net *kn, struct klb_pool *pool)
+{
+	struct klb_backend *be;
+
+	klb_assert_locked(kn);
+	pool->health_live = true;
+	list_for_each_entry(be, &pool->backends, pool_node)
+		if (be->probe)
+			klb_probe_start(be->probe);
+}
+
+void klb_health_pool_free(struct klb_net *kn, struct klb_pool *pool)
+{
+	klb_assert_locked(kn);
+	klb_health_stop_probes(pool);
+	pool->health_live = false;
+	if (pool->check)
+		klb_obj_dec(KLB_OBJ_CHECK);
+	kfree(pool->check);
+	pool->check = NULL;
+}
+
+int klb_health_backend_added(struct klb_net *kn, struct klb_pool *pool,
+			     struct klb_backend *be)
+{
+	klb_assert_locked(kn);
+	be->health_changed = jiffies;
+	klb_health_passive_copy(kn, pool, be);
+	if (!pool->check)
+		return 0;
+	be->probe = klb_probe_alloc(kn, pool, be);
+	if (!be->probe)
+		return -ENOMEM;
+	if (pool->health_live)
+		klb_probe_start(be->probe);
+	return 0;
+}
+
+void klb_health_backend_removed(struct klb_net *kn, struct klb_backend *be)
+{
+	klb_assert_locked(kn);
+	if (be->probe) {
+		klb_probe_free(be->probe);
+		be->probe = NULL;
+	}
+}
+
+/* ---- the netns's republish work ---------------------------------------- */
+
+/* The earlier of two deadlines in jiffies, 0 being none. */
+static unsigned long klb_health_earlier(unsigned long a, unsigned long b)
+{
+	if (!a)
+		return b;
+	return b && time_before(b, a) ? b : a;
+}
+
+/* Slow start: republish a ramping pool this often, 10 steps at least. */
+static unsigned long klb_health_ramp_step(const struct klb_pool *pool)
+{
+	return msecs_to_jiffies(clamp_t(u32, pool->slowstart_ms / 10, 100,
+					1000));
+}
+
+/*
+ * Under the lock: tell the ejections that began or ended, republish the
+ * pools whose usable backends changed (a probe's transition, an ejection)
+ * or that ramp; return when to look again (0: nothing pending).
+ */
+static unsigned long klb_health_pool_work(struct klb_net *kn,
+					  struct klb_pool *pool,
+					  unsigned long now, bool *retry)
+{
+	bool dirty = test_and_clear_bit(KLB_POOL_HEALTH_DIRTY,
+					&pool->health_dirty);
+	unsigned long next;
+	struct klb_backend *be;
+
+	list_for_each_entry(be, &pool->backends, pool_node) {
+		klb_passive_tell(kn, pool, be);
+		dirty |= klb_backend_usable(be, false) != be->published;
+	}
+	/* A ramp steps until a publish at or after its end clears it. */
+	dirty |= pool->ramp_until != 0;
+	if (dirty && klb_sched_publish(kn, pool)) {
+		set_bit(KLB_POOL_HEALTH_DIRTY, &pool->health_dirty);
+		*retry = true;
+	}
+	next = klb_passive_next_end(pool);
+	if (pool->ramp_until) {
+		unsigned long step = now + klb_health_ramp_step(pool);
+
+		next = klb_health_earlier(next,
+					  time_before(pool->ramp_until, step) ?
+					  pool->ramp_until : step);
+	}
+	return next;
+}
+
+static void klb_health_work(struct work_struct *work)
+{
+	struct klb_net *kn = container_of(to_delayed_work(work),
+					  struct klb_net, health_work);
+	unsigned long now = jiffies, next = 0;
+	struct klb_pool *pool;
+	bool retry = false;
+
+	mutex_lock(&kn->lock);
+	list_for_each_entry(pool, &kn->pools, node)
+		next = klb_health_earlier(next, klb_health_pool_work(kn, pool,
+								     now,
+								     &retry));
+	mutex_unlock(&kn->lock);
+	/* Out of memory for a table: try again a little later. */
+	if (retry)
+		next = klb_health_earlier(next, now + HZ / 10);
+	if (next)
+		queue_delayed_work(klb_health_wq, &kn->health_work,
+				   time_after(next, now) ? next - now : 1);
+}
+
+void klb_health_net_init(struct klb_net *kn)
+{
+	INIT_DELAYED_WORK(&kn->health_work, klb_health_work);
+}
+
+void klb_health_net_exit(struct klb_net *kn)
+{
+	/* No probe is left to queue it again. */
+	cancel_delayed_work_sync(&kn->health_work);
+}
+
+int klb_health_module_init(void)
+{
+	/* Unbound: probes of many backends spread over the CPUs. */
+	klb_health_wq = alloc_workqueue("klb_health", WQ_UNBOUND, 0);
+	return klb_health_wq ? 0 : -ENOMEM;
+}
+
+void klb_health_module_exit(void)
+{
+	destroy_workqueue(klb_health_wq);
+}
