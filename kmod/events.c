@@ -82,18 +82,21 @@ static int klb_event_put_str(struct sk_buff *skb, int type, const char *s,
 
 /*
  * The backend of an event: the same attributes as in a pool dump, without
- * the counters (backend_nla.c), and always its health and ejection, which
- * a dump shows only for pools with a check or passive health.
+ * the counters (backend_nla.c), and its health once a check decided it
+ * and its ejection while it lasts, which a dump shows only for pools with
+ * a check or passive health.
  */
 static int klb_event_put_backend(struct sk_buff *skb,
 				 const struct klb_backend *be)
 {
 	unsigned long until = READ_ONCE(be->ejected_until);
+	u8 health = READ_ONCE(be->health);
 	struct nlattr *nest;
 
 	nest = nla_nest_start(skb, KLB_EVENT_A_BACKEND);
 	if (!nest || klb_backend_nla_put(skb, be) ||
-	    nla_put_u8(skb, KLB_BACKEND_A_HEALTH, READ_ONCE(be->health)))
+	    (health != KLB_HEALTH_UNKNOWN &&
+	     nla_put_u8(skb, KLB_BACKEND_A_HEALTH, health)))
 		return -EMSGSIZE;
 	if (klb_backend_ejected(be) &&
 	    nla_put_u32(skb, KLB_BACKEND_A_EJECTED_MS,
