@@ -315,7 +315,7 @@ enum klb_backend_attr {
 	KLB_BACKEND_A_CHECK_FAIL,	/* u64: probes that failed (output) */
 	KLB_BACKEND_A_HEALTH_AGE,	/* u32: seconds since health last changed (output) */
 	KLB_BACKEND_A_CHECK_ERROR,	/* string: the last failed probe's reason (output) */
-	KLB_BACKEND_A_EJECTED_MS,	/* u32: passive ejection left; absent: not ejected (output) */
+	KLB_BACKEND_A_EJECTED_MS,	/* u32: ejection left, if ejected (output) */
 	KLB_BACKEND_A_EJECTIONS,	/* u32: ejections in a row (output) */
 	KLB_BACKEND_A_PASSIVE_FAIL,	/* u64: failures passive health counted (output) */
 	KLB_BACKEND_A_WEIGHT_NOW,	/* u32: weight during slow start; absent: WEIGHT (output) */
