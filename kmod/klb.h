@@ -96,6 +96,7 @@ struct klb_backend {
 	unsigned long ejected_until;	/* jiffies; 0: never ejected */
 	unsigned long ejected_at;	/* jiffies: the last ejection began */
 	u32 ejections;			/* in a row: the period doubles */
+	u32 ejected_for_ms;		/* the last ejection's period */
 	u8 passive_why;			/* enum klb_passive_result that ejected */
 	bool ejected_told;		/* the ejection's event was sent */
 	/*

@@ -44,6 +44,7 @@ static void klb_passive_eject(struct klb_net *kn, struct klb_backend *be,
 			      int result)
 {
 	unsigned long now = jiffies, prev = READ_ONCE(be->ejected_until);
+	unsigned long period;
 	u32 n;
 
 	/* A backend that served well since its last ejection starts over. */
@@ -51,10 +52,11 @@ static void klb_passive_eject(struct klb_net *kn, struct klb_backend *be,
 	if (prev && time_after(now, prev + KLB_EJECT_FORGET *
 					 klb_passive_period(be, n)))
 		n = 0;
+	period = klb_passive_period(be, n);
 	/* One reporter wins; the others saw the backend already ejected. */
-	if (cmpxchg(&be->ejected_until, prev,
-		    (now + klb_passive_period(be, n)) | 1) != prev)
+	if (cmpxchg(&be->ejected_until, prev, (now + period) | 1) != prev)
 		return;
+	WRITE_ONCE(be->ejected_for_ms, jiffies_to_msecs(period));
 	WRITE_ONCE(be->ejected_at, now);
 	WRITE_ONCE(be->ejections, n + 1);
 	WRITE_ONCE(be->passive_why, result);
@@ -129,7 +131,6 @@ int klb_health_set_passive(struct klb_net *kn, struct klb_pool *pool,
 void klb_passive_tell(struct klb_net *kn, struct klb_pool *pool,
 		      struct klb_backend *be)
 {
-	unsigned long until = READ_ONCE(be->ejected_until);
 	bool ejected = klb_backend_ejected(be);
 	u8 why = READ_ONCE(be->passive_why);
 	char reason[96];
@@ -147,7 +148,7 @@ void klb_passive_tell(struct klb_net *kn, struct klb_pool *pool,
 		 READ_ONCE(be->passive_fall),
 		 why < ARRAY_SIZE(klb_passive_whats) && klb_passive_whats[why] ?
 		 klb_passive_whats[why] : "failures",
-		 jiffies_to_msecs(until - jiffies));
+		 READ_ONCE(be->ejected_for_ms));
 	klb_event_backend(kn, pool, be, reason);
 }
 
