@@ -104,7 +104,7 @@ module-debug:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/out/debug DEBUG=1 modules
 
 vmtest: all module-debug
-	tools/vm/run-selftests
+	tools/vm/run-selftests-split
 
 check: deps
 	$(MAKE) all
