@@ -18,7 +18,11 @@ klb_test_init "schedulers on real TCP connections"
 
 topo_setup
 backends_start
-mkbig slow 4000000
+# Held connections download this at 10 KB/s. It must not fit in the
+# socket buffers (the client's autotunes to several MB): else nginx sends
+# it all at once, and its 30 s keep-alive timeout ends a "held" connection
+# while a slow (emulated, shared) VM is still opening the others.
+mkbig slow 40000000
 klb_load
 basic_service rr
 
