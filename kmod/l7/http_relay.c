@@ -422,6 +422,13 @@ static int http_response_head_done(struct http_session *hs)
 	klb_l7_count_status(&hs->s, hs->be, m->status);
 	if (m->flags & KLB_HTTP_F_INTERIM)
 		return http_interim(hs);
+	/*
+	 * The backend's own final answer (never one klb made up, such as a
+	 * 502 for a failed connect): passive health counts 5xx if asked.
+	 */
+	klb_health_passive(hs->s.kn, hs->be,
+			   m->status >= 500 && m->status < 600 ?
+			   KLB_PASSIVE_5XX : KLB_PASSIVE_OK);
 
 	hs->client_keep = http_client_keep(hs);
 	if (!hs->client_keep)

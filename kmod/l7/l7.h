@@ -211,10 +211,6 @@ static inline void klb_l7_count_status(struct klb_l7_session *s,
 {
 	if (status >= 100 && status < 600)
 		klb_l7_count(s, be, KLB_L7_RESP_1XX + status / 100 - 1);
-	/* A final answer: passive health counts 5xx if the pool asks. */
-	if (status >= 200)
-		klb_health_passive(s->kn, be, status >= 500 && status < 600 ?
-				   KLB_PASSIVE_5XX : KLB_PASSIVE_OK);
 }
 
 /* ---- backend connections (upstream.c) --------------------------------- */
