@@ -102,6 +102,9 @@ r=$(http_n 6 "http://$VIP4/" | tally)
 check_eq "while ejected: only be1 and be3 answer" "$(echo $r)" "be1 3 be3 3"
 poll_until 45 eval '[ "$(be_json 2 | jq -r .ejected_ms)" = null ]'
 check_eq "the ejection ended by itself" "$(be_json 2 | jq -r .ejected_ms)" null
+# The health work republishes the table just after it tells the end.
+poll_until 20 grep -q '"reason":"passive: ejection over"' "$mon_log"
+sleep 1
 out=$(codes_of 12)
 check_range "failing again: ejected after fall more failures" "$(grep -c '^000$' <<<"$out")" 3 4
 j=$(be_json 2)
