@@ -60,18 +60,7 @@ wait_health() {	# SECS WANT: all three backends' health is WANT ("healthy health
 
 # ---- bad input -----------------------------------------------------------------
 save0=$(klbctl save)
-bad() {	# DESC MESSAGE_PATTERN WORDS...: refused with that message, nothing changed
-	local desc=$1 pat=$2 out rc
-	shift 2
-	out=$(klbctl pool set web "$@" 2>&1)
-	rc=$?
-	if [ $rc -ne 0 ] && grep -qE "$pat" <<<"$out"; then
-		ok "$desc: refused ($out)"
-	else
-		fail "$desc: rc $rc, message '$out' (want /$pat/)"
-	fi
-	check_eq "$desc: configuration unchanged" "$(klbctl save)" "$save0"
-}
+bad() { pool_set_refused web "$save0" "$@"; }
 bad "interval 0" "out of range.*check interval" check http interval 0
 bad "timeout > interval" "timeout 2000ms is longer than the interval 1000ms" \
 	check http interval 1s timeout 2s

@@ -36,18 +36,7 @@ basic_service rr
 
 # ---- bad input -----------------------------------------------------------------
 save0=$(klbctl save)
-bad() {	# DESC MESSAGE_PATTERN WORDS...: refused with that message, nothing changed
-	local desc=$1 pat=$2 out rc
-	shift 2
-	out=$(klbctl pool set web "$@" 2>&1)
-	rc=$?
-	if [ $rc -ne 0 ] && grep -qE "$pat" <<<"$out"; then
-		ok "$desc: refused ($out)"
-	else
-		fail "$desc: rc $rc, message '$out' (want /$pat/)"
-	fi
-	check_eq "$desc: configuration unchanged" "$(klbctl save)" "$save0"
-}
+bad() { pool_set_refused web "$save0" "$@"; }
 bad "passive-fall 101" "passive-fall must be 0..100" passive-fall 101
 bad "passive-eject 50ms" "passive-eject must be 100ms" passive-eject 50ms
 bad "slowstart 2h" "not a duration" slowstart 2h

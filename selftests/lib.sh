@@ -360,6 +360,22 @@ http_n() {
 	cli curl -s -g --max-time 5 --connect-timeout 3 -H 'Connection: close' "$@" "${urls[@]}"
 }
 
+# pool_set_refused POOL SAVE DESC MESSAGE_PATTERN WORDS...: `klbctl pool
+# set POOL WORDS...` fails with a message matching the pattern, and
+# `klbctl save` is still SAVE (the health tests' bad input).
+pool_set_refused() {
+	local pool=$1 save=$2 desc=$3 pat=$4 out rc
+	shift 4
+	out=$(klbctl pool set "$pool" "$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && grep -qE "$pat" <<<"$out"; then
+		ok "$desc: refused ($out)"
+	else
+		fail "$desc: rc $rc, message '$out' (want /$pat/)"
+	fi
+	check_eq "$desc: configuration unchanged" "$(klbctl save)" "$save"
+}
+
 # tally: "beN count" lines from http_n output on stdin, sorted by name
 tally() { sort | uniq -c | awk '{print $2" "$1}'; }
 
