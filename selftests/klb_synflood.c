@@ -8,8 +8,8 @@
  *   klb_synflood -d ADDR -p PORT -s PREFIX/LEN [-r PPS] [-t SECS] [-n COUNT] [-u]
  *
  * -r 0 (the default) sends as fast as the socket takes them. Stops after
- * SECS seconds (default 5) or COUNT packets, whichever comes first, then
- * prints one line: "sent N packets in S.SSS s (R/s)".
+ * SECS seconds (default 5), COUNT packets or a SIGTERM, whichever comes
+ * first, then prints one line: "sent N packets in S.SSS s (R/s)".
  * Run it only where the prefix is routed back into the test's namespaces.
  */
 #include <arpa/inet.h>
@@ -18,6 +18,7 @@
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +133,15 @@ static size_t build(struct pkt *p, uint32_t net, uint32_t hostmask,
 	return sizeof(struct iphdr) + l4len;
 }
 
+/* SIGTERM ends the flood early, still printing what was sent. */
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
 int main(int argc, char **argv)
 {
 	double rate = 0, secs = 5, t0, elapsed;
@@ -191,8 +201,9 @@ int main(int argc, char **argv)
 	}
 	rnd_state = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
 
+	signal(SIGTERM, on_term);
 	t0 = now();
-	for (;;) {
+	while (!stop) {
 		size_t n;
 
 		elapsed = now() - t0;
