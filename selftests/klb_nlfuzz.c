@@ -3,7 +3,7 @@
  * klb_nlfuzz: random and mutated requests to the "klb" generic netlink
  * family, from several processes at once (selftests/nl_fuzz.sh).
  *
- *   klb_nlfuzz [-n COUNT] [-p PROCS] [-s SEED] [-t TIMEOUT_S]
+ *   klb_nlfuzz [-n COUNT] [-p PROCS] [-s SEED] [-t TIMEOUT_S] [-f FAMILY]
  *
  * COUNT requests in all (default 20000), dealt to PROCS processes (default
  * 4). Each request is one of: a plausible request of a random command built
@@ -14,6 +14,9 @@
  * random attributes; a dump, sometimes abandoned half-read (the socket is
  * closed mid-dump). Every request asks for an ACK: the kernel must answer
  * each one (error or success) within TIMEOUT_S seconds (default 20).
+ *
+ * -f sends the same to another family (default "klb"; "nlctrl" tries the
+ * generator on a machine without klb).
  *
  * Prints one line per process and a total:
  *   total sent N ok N refused N dumps N abandoned N timeouts N
@@ -511,6 +514,8 @@ static int nl_wait(int fd, uint32_t seq, int abandon, struct stats *st)
 	}
 }
 
+static const char *family = KLB_GENL_NAME;
+
 static int resolve_family(int fd)
 {
 	struct buf *b = calloc(1, sizeof(*b));
@@ -527,7 +532,7 @@ static int resolve_family(int fd)
 	g = (struct genlmsghdr *)(b->d + NLMSG_HDRLEN);
 	g->cmd = CTRL_CMD_GETFAMILY;
 	g->version = 1;
-	attr_put(b, CTRL_ATTR_FAMILY_NAME, KLB_GENL_NAME, sizeof(KLB_GENL_NAME));
+	attr_put(b, CTRL_ATTR_FAMILY_NAME, family, strlen(family) + 1);
 	h->nlmsg_len = (uint32_t)b->len;
 	if (send(fd, b->d, b->len, 0) < 0)
 		goto out;
@@ -656,14 +661,15 @@ int main(int argc, char **argv)
 	int procs = 4, opt, fd, bad = 0;
 	struct stats total = { 0 };
 
-	while ((opt = getopt(argc, argv, "n:p:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:s:t:f:")) != -1) {
 		switch (opt) {
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'p': procs = atoi(optarg); break;
 		case 's': seed = strtoul(optarg, NULL, 0); break;
 		case 't': timeout_s = (unsigned int)atoi(optarg); break;
+		case 'f': family = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-n COUNT] [-p PROCS] [-s SEED] [-t TIMEOUT_S]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n COUNT] [-p PROCS] [-s SEED] [-t TIMEOUT_S] [-f FAMILY]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -673,7 +679,7 @@ int main(int argc, char **argv)
 	fam_id = resolve_family(fd);
 	close(fd);
 	if (fam_id < 0) {
-		fprintf(stderr, "klb_nlfuzz: no generic netlink family \"%s\" (klb loaded?)\n", KLB_GENL_NAME);
+		fprintf(stderr, "klb_nlfuzz: no generic netlink family \"%s\" (klb loaded?)\n", family);
 		return 1;
 	}
 
@@ -719,7 +725,7 @@ int main(int argc, char **argv)
 	/* still there, still answering? */
 	fd = nl_open();
 	if (resolve_family(fd) != fam_id) {
-		fprintf(stderr, "klb_nlfuzz: the klb family is gone after the run\n");
+		fprintf(stderr, "klb_nlfuzz: the family %s is gone after the run\n", family);
 		bad = 1;
 	}
 	close(fd);
