@@ -31,7 +31,7 @@ ns_add "$NS_FZ2"
 # Something for the fuzzer to change and dump from the start.
 klbctl pool add web sched wrr &&
 	klbctl backend add web 10.9.0.1:80 weight 2 &&
-	klbctl backend add web "[fd09::1]:80" &&
+	klbctl backend add web 10.9.0.2:80 state drain &&
 	klbctl service add web vip 10.9.0.100:80 proto tcp mode nat pool web ||
 	bail "initial configuration"
 
