@@ -58,10 +58,10 @@ static size_t klb_nl_backend_size(void)
 	       klb_nl_backend_passive_size();
 }
 
-/* KLB_POOL_A_CHECK at its largest, and ALL_UNHEALTHY. */
+/* KLB_POOL_A_CHECK at its largest, ALL_UNHEALTHY and HASH. */
 static size_t klb_nl_check_size(void)
 {
-	return nla_total_size(0) + 3 * nla_total_size(sizeof(u8)) +
+	return nla_total_size(0) + 4 * nla_total_size(sizeof(u8)) +
 	       nla_total_size(sizeof(u16)) * 2 +
 	       nla_total_size(sizeof(u32)) * 2 +
 	       nla_total_size(KLB_CHECK_PATH_MAX) +
@@ -236,6 +236,7 @@ static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
 	    nla_put_string(skb, KLB_POOL_A_NAME, pool->name) ||
 	    nla_put_u8(skb, KLB_POOL_A_SCHED, pool->sched) ||
 	    nla_put_u8(skb, KLB_POOL_A_ALL_UNHEALTHY, pool->all_unhealthy) ||
+	    nla_put_u8(skb, KLB_POOL_A_HASH, pool->hash) ||
 	    klb_nl_put_passive(skb, pool) ||
 	    (pool->check && klb_nl_put_check(skb, pool->check)))
 		goto err;

@@ -239,6 +239,8 @@ struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 	}
 	if (tb[KLB_POOL_A_ALL_UNHEALTHY])
 		pool->all_unhealthy = nla_get_u8(tb[KLB_POOL_A_ALL_UNHEALTHY]);
+	if (tb[KLB_POOL_A_HASH])
+		pool->hash = nla_get_u8(tb[KLB_POOL_A_HASH]);
 	/* Before the backends too: each copies the passive settings. */
 	if (klb_nl_parse_passive(tb, &passive)) {
 		err = klb_health_set_passive(kn, pool, &passive);

@@ -105,6 +105,7 @@ const struct nla_policy klb_pool_policy[KLB_POOL_A_MAX + 1] = {
 	[KLB_POOL_A_PASSIVE_5XX] = NLA_POLICY_MAX(NLA_U8, 1),
 	[KLB_POOL_A_SLOWSTART_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
 						&klb_slowstart_range),
+	[KLB_POOL_A_HASH] = NLA_POLICY_MAX(NLA_U8, KLB_HASH_MAX),
 };
 
 const struct nla_policy klb_rule_policy[KLB_RULE_A_MAX + 1] = {
@@ -157,6 +158,7 @@ const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 static const struct nla_policy klb_config_policy[KLB_CONFIG_A_MAX + 1] = {
 	[KLB_CONFIG_A_POOL]	= NLA_POLICY_NESTED(klb_pool_policy),
 	[KLB_CONFIG_A_SERVICE]	= NLA_POLICY_NESTED(klb_service_policy),
+	[KLB_CONFIG_A_HASH_SEED] = NLA_POLICY_EXACT_LEN(KLB_HASH_SEED_LEN),
 };
 
 /* POOL_* and BACKEND_* take a pool nest (with a backend nest inside). */

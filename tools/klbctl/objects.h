@@ -45,6 +45,8 @@ extern const struct word check_kind_words[];
 extern const size_t n_check_kind_words;
 extern const struct word all_unhealthy_words[];
 extern const size_t n_all_unhealthy_words;
+extern const struct word hash_words[];
+extern const size_t n_hash_words;
 extern const struct word health_words[];
 extern const size_t n_health_words;
 
@@ -58,9 +60,10 @@ struct passive_spec {
 
 struct pool_spec {
 	const char *name;
-	bool has_sched, has_check, has_all_unhealthy;
+	bool has_sched, has_check, has_all_unhealthy, has_hash;
 	uint8_t sched;
 	uint8_t all_unhealthy;
+	uint8_t hash;			/* enum klb_hash */
 	struct check_spec check;
 	struct passive_spec passive;
 };
@@ -166,6 +169,7 @@ struct pool_info {
 	char *name;
 	uint8_t sched;
 	uint8_t all_unhealthy;
+	uint8_t hash;			/* enum klb_hash */
 	bool has_check;
 	struct check_spec check;
 	uint8_t passive_fall, passive_5xx;

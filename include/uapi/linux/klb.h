@@ -40,7 +40,7 @@
  *   KLB_CMD_CONN_GET      dump only; optional KLB_A_SERVICE{NAME} filter.
  *                         Best effort under churn (connections come and go).
  *   KLB_CMD_FLUSH         no attributes: delete every service and pool
- *   KLB_CMD_RESTORE       KLB_A_CONFIG{POOL*, SERVICE*}: replace the whole
+ *   KLB_CMD_RESTORE       KLB_A_CONFIG{POOL*, SERVICE*, [HASH_SEED]}: replace the whole
  *                         configuration atomically; on any error nothing
  *                         changes and extack names the offending object.
  *                         A SERVICE nest may carry RULES (in order).
@@ -180,6 +180,20 @@ enum klb_all_unhealthy {
 
 #define KLB_ALL_UNHEALTHY_MAX (__KLB_ALL_UNHEALTHY_MAX - 1)
 
+/*
+ * What sh and mh hash (KLB_POOL_A_HASH), keyed by the namespace's hash
+ * seed (sysctl net.klb.hash_seed, KLB_CONFIG_A_HASH_SEED):
+ */
+enum klb_hash {
+	KLB_HASH_SRC,		/* the client address: a client sticks */
+	KLB_HASH_5TUPLE,	/* addresses, ports, protocol: per flow */
+
+	__KLB_HASH_MAX
+};
+
+#define KLB_HASH_MAX (__KLB_HASH_MAX - 1)
+#define KLB_HASH_SEED_LEN	16	/* bytes; 32 hex digits in the sysctl */
+
 #define KLB_CHECK_INTERVAL_MIN_MS	100
 #define KLB_CHECK_INTERVAL_MAX_MS	3600000	/* one hour */
 #define KLB_CHECK_TIMEOUT_MIN_MS	10
@@ -277,6 +291,7 @@ enum klb_config_attr {
 	KLB_CONFIG_A_UNSPEC,
 	KLB_CONFIG_A_POOL,	/* nest: enum klb_pool_attr, repeated */
 	KLB_CONFIG_A_SERVICE,	/* nest: enum klb_service_attr, repeated */
+	KLB_CONFIG_A_HASH_SEED,	/* binary, KLB_HASH_SEED_LEN: net.klb.hash_seed */
 
 	__KLB_CONFIG_A_MAX
 };
@@ -295,6 +310,7 @@ enum klb_pool_attr {
 	KLB_POOL_A_PASSIVE_EJECT_MS,	/* u32: first ejection period */
 	KLB_POOL_A_PASSIVE_5XX,	/* u8: 1: L7 5xx answers are failures too */
 	KLB_POOL_A_SLOWSTART_MS,	/* u32: weight ramp of a new backend; 0 off */
+	KLB_POOL_A_HASH,	/* u8: enum klb_hash (sh, mh); default SRC */
 
 	__KLB_POOL_A_MAX
 };
