@@ -47,6 +47,7 @@ struct klb_conn_table;
 struct klb_persist_table;
 struct klb_sched_table;
 struct klb_rule_set;
+struct klb_acl;
 struct klb_l7_listener;
 struct klb_l7_net;
 struct mem_cgroup;
@@ -177,6 +178,7 @@ struct klb_service {
 	bool dying;			/* leaving in this change: flush its conns */
 	struct klb_pool __rcu *pool;
 	struct klb_rule_set __rcu *rules;	/* L7 only (l7/route.h); NULL: none */
+	struct klb_acl __rcu *acl;	/* source allow/deny lists (acl.h); NULL: none */
 	struct klb_l7_listener *listener;	/* L7 only (l7/listener.c) */
 	/*
 	 * L7: the service whose listener took over this one's address when

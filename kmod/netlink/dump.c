@@ -10,6 +10,7 @@
  * cursor is the position in the list and, for a pool whose backends did
  * not fit in one message, the next backend (struct klb_nl_dump_ctx).
  */
+#include "netlink/acl_nl.h"
 #include "backend_nla.h"
 #include "config/pool.h"
 #include "config/service.h"
@@ -145,6 +146,9 @@ static int klb_nl_put_stats(struct sk_buff *skb, int type,
 			       KLB_STATS_A_PAD) ||
 	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_BAD_SOURCE,
 			       sum->drops[KLB_DROP_BAD_SOURCE],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_ACL,
+			       sum->drops[KLB_DROP_ACL],
 			       KLB_STATS_A_PAD)))
 		goto err;
 	if (l7 && klb_nl_put_l7(skb, sum))
@@ -417,6 +421,7 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 	      nla_put_u8(skb, KLB_SERVICE_A_PERSIST_MASK, svc->persist_mask))) ||
 	    (svc->cookie[0] &&
 	     nla_put_string(skb, KLB_SERVICE_A_COOKIE, svc->cookie)) ||
+	    klb_nl_put_acl(skb, rcu_dereference_protected(svc->acl, 1)) ||
 	    klb_nl_put_stats(skb, KLB_SERVICE_A_STATS, &sum, true, l7)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -434,7 +439,7 @@ int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
 
 	klb_assert_locked(kn);
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE + klb_nl_acl_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	err = klb_nl_fill_service(msg, kn, svc, info->snd_portid,

@@ -9,6 +9,8 @@
 #include <linux/in.h>
 #include <net/ipv6.h>
 
+#include "acl.h"
+#include "netlink/acl_nl.h"
 #include "netlink/check.h"
 #include "netlink/parse.h"
 #include "netlink/policy.h"
@@ -483,7 +485,13 @@ int klb_nl_parse_service(struct list_head *pools, const struct nlattr *nest,
 		if (err)
 			return err;
 	}
-	return 0;
+	/* Last: nothing after it can fail and leave it to free. */
+	err = klb_nl_acl(tb, NULL, &cfg->acl, extack);
+	if (err && cfg->rules) {
+		klb_rule_set_destroy(cfg->rules);
+		cfg->rules = NULL;
+	}
+	return err;
 }
 
 /* Parse the top-level nest @type of a request into @tb. */

@@ -135,6 +135,12 @@ static struct netlink_range_validation klb_persist_range __ro_after_init = {
 	.max = KLB_PERSIST_TIMEOUT_MAX,
 };
 
+/* A prefix: the address, then its length (checked by netlink/acl.c). */
+static const struct nla_policy klb_acl_policy[KLB_ACL_A_MAX + 1] = {
+	[KLB_ACL_A_PREFIX4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr) + 1),
+	[KLB_ACL_A_PREFIX6]	= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr) + 1),
+};
+
 const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_NAME]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
 	[KLB_SERVICE_A_ADDR4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr)),
@@ -153,6 +159,8 @@ const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_PERSIST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &klb_persist_range),
 	[KLB_SERVICE_A_PERSIST_MASK] = NLA_POLICY_MAX(NLA_U8, 128),
 	[KLB_SERVICE_A_COOKIE]	= { .type = NLA_NUL_STRING, .len = KLB_COOKIE_NAME_MAX - 1 },
+	[KLB_SERVICE_A_ALLOW]	= NLA_POLICY_NESTED(klb_acl_policy),
+	[KLB_SERVICE_A_DENY]	= NLA_POLICY_NESTED(klb_acl_policy),
 };
 
 static const struct nla_policy klb_config_policy[KLB_CONFIG_A_MAX + 1] = {

@@ -111,6 +111,12 @@ static const struct adesc snat_attrs[] = {
 };
 static const struct aspace snat_space = SPACE("service snat", snat_attrs);
 
+static const struct adesc acl_attrs[] = {
+	[KLB_ACL_A_PREFIX4] = { "prefix4", T_BIN, NULL },
+	[KLB_ACL_A_PREFIX6] = { "prefix6", T_BIN, NULL },
+};
+static const struct aspace acl_space = SPACE("service source list", acl_attrs);
+
 static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_NAME] = { "name", T_STR, NULL },
 	[KLB_SERVICE_A_ADDR4] = { "address", T_ADDR4, NULL },
@@ -126,6 +132,8 @@ static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_SNAT] = { "snat", T_NEST, &snat_space },
 	[KLB_SERVICE_A_PERSIST] = { "persist", T_U32, NULL },
 	[KLB_SERVICE_A_PERSIST_MASK] = { "persist mask", T_U8, NULL },
+	[KLB_SERVICE_A_ALLOW] = { "allow", T_NEST, &acl_space },
+	[KLB_SERVICE_A_DENY] = { "deny", T_NEST, &acl_space },
 	[KLB_SERVICE_A_COOKIE] = { "cookie", T_STR, NULL },
 };
 static const struct aspace service_space = SPACE("service", service_attrs);

@@ -111,6 +111,8 @@ static int save_print(const struct pool_list *pl, const struct service_list *sl,
 			printf(" persist %u mask %u", s->persist, s->mask);
 		if (s->cookie)
 			printf(" cookie %s", s->cookie);
+		acl_save("allow", &s->allow);
+		acl_save("deny", &s->deny);
 		putchar('\n');
 		for (j = 0; j < rules[i].n; j++) {
 			words = rule_words(&rules[i].r[j]);
@@ -364,6 +366,11 @@ static int line_service(struct config *c, bool add, int argc, char **argv,
 			cs->s.has_pp = true;
 			cs->s.pp = s.pp;
 		}
+		if (s.allow.given)
+			cs->s.allow = s.allow;
+		if (s.deny.given)
+			cs->s.deny = s.deny;
+		c->strings += 24 * (s.allow.n + s.deny.n);
 		return EXIT_OK;
 	}
 	if (!grow(&c->svcs, &c->scap, c->ns, sizeof(*c->svcs)))
@@ -372,7 +379,9 @@ static int line_service(struct config *c, bool add, int argc, char **argv,
 	memset(cs, 0, sizeof(*cs));
 	cs->s = s;
 	cs->line = line;
-	c->strings += strlen(s.name) + strlen(s.pool);
+	/* Source prefixes: 24 bytes an attribute at most. */
+	c->strings += strlen(s.name) + strlen(s.pool) +
+		      24 * (s.allow.n + s.deny.n);
 	return EXIT_OK;
 }
 

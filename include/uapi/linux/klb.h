@@ -358,6 +358,8 @@ enum klb_service_attr {
 	KLB_SERVICE_A_PERSIST,	/* u32: persistence timeout, seconds; 0 off */
 	KLB_SERVICE_A_PERSIST_MASK,	/* u8: client prefix length (persist) */
 	KLB_SERVICE_A_COOKIE,	/* string: http persistence cookie; "" none */
+	KLB_SERVICE_A_ALLOW,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
+	KLB_SERVICE_A_DENY,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
 
 	__KLB_SERVICE_A_MAX
 };
@@ -382,6 +384,7 @@ enum klb_stats_attr {
 	KLB_STATS_A_DROP_TOO_BIG,	/* u64, service only: answered with ICMP */
 	KLB_STATS_A_PERSIST_FULL,	/* u64, service only: persist_max reached */
 	KLB_STATS_A_DROP_BAD_SOURCE,	/* u64, service only: L7, martian source */
+	KLB_STATS_A_DROP_ACL,	/* u64, service only: source refused (allow/deny) */
 
 	__KLB_STATS_A_MAX
 };
@@ -459,6 +462,25 @@ enum klb_snat_attr {
 };
 
 #define KLB_SNAT_A_MAX (__KLB_SNAT_A_MAX - 1)
+
+/*
+ * Source prefix lists of a service (KLB_SERVICE_A_ALLOW, _DENY): a new
+ * connection from a source in the deny list, or not in a non-empty allow
+ * list, is refused (L4: dropped; http: 403; tls: closed), and counted in
+ * KLB_STATS_A_DROP_ACL. At most KLB_ACL_PREFIXES_MAX per list; host bits
+ * must be 0.
+ */
+#define KLB_ACL_PREFIXES_MAX	64
+
+enum klb_acl_attr {
+	KLB_ACL_A_UNSPEC,
+	KLB_ACL_A_PREFIX4,	/* binary, 5 bytes: address, prefix length 0..32 */
+	KLB_ACL_A_PREFIX6,	/* binary, 17 bytes: address, length 0..128 */
+
+	__KLB_ACL_A_MAX
+};
+
+#define KLB_ACL_A_MAX (__KLB_ACL_A_MAX - 1)
 
 #define KLB_PERSIST_TIMEOUT_MAX	2678400	/* seconds: 31 days */
 #define KLB_COOKIE_NAME_MAX	64	/* including the terminating NUL */
