@@ -433,7 +433,7 @@ static int restore_line(struct config *c, int argc, char **argv,
 		if (!strcmp(argv[0], objects[obj]))
 			break;
 	if (obj == ARRAY_SIZE(objects))
-		return errorf(EXIT_USAGE, "unknown object \"%s\" (pool, backend, service, rule or hash-seed)",
+		return errorf(EXIT_USAGE, "unknown object \"%s\" (pool, backend, service or rule)",
 			      argv[0]);
 	if (argc < 2)
 		return errorf(EXIT_USAGE, "missing command after \"%s\" (add or set)",
