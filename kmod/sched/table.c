@@ -352,7 +352,7 @@ struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 		break;
 	case KLB_SCHED_MH:
 		i = klb_mh_pick(t->mh, KLB_MH_SIZE,
-			       klb_sched_flow_hash(t, flow));
+				klb_sched_flow_hash(t, flow));
 		break;
 	case KLB_SCHED_P2C:
 		r = get_random_u64();
