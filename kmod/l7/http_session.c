@@ -389,6 +389,8 @@ static int http_route(struct http_session *hs)
 		return http_bad_request(hs, KLB_HTTP_E_HEAD_TOO_LARGE);
 	hs->hout_len = KLB_PROXY_V2_MAX + n;
 
+	if (!klb_l7_source_allowed(s))
+		return http_reply(hs, 403);
 	klb_rule_input_http(&in, hs->cin.data, &hs->req);
 	http_cookie_read(hs);
 	be = klb_l7_pick(s, &in, NULL, hs->ck_valid ? &hs->ck_id : NULL);

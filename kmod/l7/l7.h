@@ -192,6 +192,12 @@ klb_l7_sysctl(const struct klb_l7_session *s)
  * scheduler picks. Returns a referenced backend (put it with
  * klb_backend_put()) or NULL when none is usable. Process context.
  */
+/*
+ * May the session's client use its service (the service's source lists)?
+ * If not, counted as a drop (KLB_STATS_A_DROP_ACL): http answers 403, tls
+ * closes. Checked per request, so a list changed mid keep-alive applies.
+ */
+bool klb_l7_source_allowed(struct klb_l7_session *s);
 struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 				const struct klb_rule_input *in,
 				struct klb_backend *avoid, const u64 *want);

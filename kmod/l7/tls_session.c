@@ -118,6 +118,12 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 	/* Its service stopped: the one that took its address over (restore). */
 	if (klb_l7_session_stopping(s))
 		klb_l7_session_follow(s);
+	if (!klb_l7_source_allowed(s)) {
+		if (avoid)
+			klb_backend_put(avoid);
+		t->be = NULL;
+		return true;	/* closed, nothing relayed */
+	}
 	t->be = klb_l7_pick(s, &in, avoid, NULL);
 	if (avoid)
 		klb_backend_put(avoid);
