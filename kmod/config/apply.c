@@ -174,7 +174,11 @@ static void klb_apply_pool(struct klb_net *kn, struct klb_apply *a,
 	list_for_each_entry_safe(twin, tmp, &staged->backends, pool_node) {
 		be = klb_apply_backend_find(pool, twin);
 		if (be) {
-			changed |= be->weight != twin->weight ||
+			/* Not the next one of the pool: the order changes. */
+			changed |= be != list_first_entry(&pool->backends,
+							  struct klb_backend,
+							  pool_node) ||
+				   be->weight != twin->weight ||
 				   be->state != twin->state;
 			/* Schedulers may read these locklessly: single stores. */
 			WRITE_ONCE(be->weight, twin->weight);
@@ -204,11 +208,15 @@ static void klb_apply_pool(struct klb_net *kn, struct klb_apply *a,
 		klb_health_passive_copy(kn, pool, be);
 		pool->nbackends++;
 	}
+	/* Unchanged: its table (rr cursor, wrr credits) stays as well. */
+	if (!changed) {
+		a->counts->pools_kept++;
+		return;
+	}
 	/* A failure: the old table stays until the health work builds one. */
 	if (klb_sched_publish(kn, pool))
 		klb_health_mark(kn, pool);
-	a->counts->pools_changed += changed;
-	a->counts->pools_kept += !changed;
+	a->counts->pools_changed++;
 }
 
 /* The live @svc becomes @staged, its twin of the same identity. */
