@@ -46,7 +46,6 @@ struct klb_apply {
 	struct list_head gone_backends;	/* of pools that stay */
 	struct list_head spare_pools;	/* staged twins of pools that stay */
 	struct list_head spare_services;
-	struct klb_restore_counts *counts;
 };
 
 /* Can @live stay and become @staged in place? */
@@ -191,7 +190,6 @@ static void klb_apply_pool(struct klb_net *kn, struct klb_apply *a,
 		twin->published = false;
 		list_move_tail(&twin->pool_node, &backends);
 		staged->nbackends--;
-		a->counts->backends_added++;
 		changed = true;
 	}
 	list_for_each_entry_safe(be, tmp, &pool->backends, pool_node) {
@@ -199,7 +197,6 @@ static void klb_apply_pool(struct klb_net *kn, struct klb_apply *a,
 		/* Its idle keep-alive connections close; none is parked any more. */
 		klb_l7_backend_removed(kn, be);
 		list_move_tail(&be->pool_node, &a->gone_backends);
-		a->counts->backends_removed++;
 		changed = true;
 	}
 	list_splice(&backends, &pool->backends);
@@ -208,31 +205,21 @@ static void klb_apply_pool(struct klb_net *kn, struct klb_apply *a,
 		klb_health_passive_copy(kn, pool, be);
 		pool->nbackends++;
 	}
-	/* Unchanged: its table (rr cursor, wrr credits) stays as well. */
-	if (!changed) {
-		a->counts->pools_kept++;
-		return;
-	}
-	/* A failure: the old table stays until the health work builds one. */
-	if (klb_sched_publish(kn, pool))
+	/*
+	 * Unchanged: its table (rr cursor, wrr credits) stays as well. A
+	 * failure: the old table stays until the health work builds one.
+	 */
+	if (changed && klb_sched_publish(kn, pool))
 		klb_health_mark(kn, pool);
-	a->counts->pools_changed++;
 }
 
 /* The live @svc becomes @staged, its twin of the same identity. */
-static void klb_apply_service(struct klb_net *kn, struct klb_apply *a,
-			      struct klb_service *svc,
+static void klb_apply_service(struct klb_net *kn, struct klb_service *svc,
 			      struct klb_service *staged)
 {
 	struct klb_pool *pool = klb_service_pool(kn, staged);
 	struct klb_pool *old = klb_service_pool(kn, svc);
-	bool changed;
 
-	changed = pool != old ||
-		  svc->persist_timeout != staged->persist_timeout ||
-		  svc->persist_mask != staged->persist_mask ||
-		  svc->proxy_protocol != staged->proxy_protocol ||
-		  klb_service_rules(kn, svc) || klb_service_rules(kn, staged);
 	if (pool != old) {
 		/* Existing connections keep their backend; new ones use @pool. */
 		rcu_assign_pointer(svc->pool, pool);
@@ -244,8 +231,6 @@ static void klb_apply_service(struct klb_net *kn, struct klb_apply *a,
 	klb_service_set_proxy_protocol(kn, svc, staged->proxy_protocol);
 	if (klb_service_rules(kn, svc) || klb_service_rules(kn, staged))
 		klb_rules_move(kn, svc, staged);
-	a->counts->services_changed += changed;
-	a->counts->services_kept += !changed;
 }
 
 static void klb_apply_sort_pools(struct klb_net *kn, struct klb_apply *a,
@@ -257,15 +242,12 @@ static void klb_apply_sort_pools(struct klb_net *kn, struct klb_apply *a,
 		pool = klb_pool_find(&kn->pools, staged->name);
 		if (!pool) {
 			list_move_tail(&staged->node, &a->pools);
-			a->counts->pools_added++;
 			continue;
 		}
 		klb_apply_pool(kn, a, pool, staged);
 		list_move_tail(&pool->node, &a->pools);
 		list_move_tail(&staged->node, &a->spare_pools);
 	}
-	list_for_each_entry(pool, &kn->pools, node)
-		a->counts->pools_removed++;
 	list_splice_init(&kn->pools, &a->gone_pools);
 }
 
@@ -280,15 +262,12 @@ static void klb_apply_sort_services(struct klb_net *kn, struct klb_apply *a,
 			/* Ahead of an old twin of its address, if any. */
 			klb_vip_hash(kn, staged);
 			list_move_tail(&staged->node, &a->services);
-			a->counts->services_added++;
 			continue;
 		}
-		klb_apply_service(kn, a, svc, staged);
+		klb_apply_service(kn, svc, staged);
 		list_move_tail(&svc->node, &a->services);
 		list_move_tail(&staged->node, &a->spare_services);
 	}
-	list_for_each_entry(svc, &kn->services, node)
-		a->counts->services_removed++;
 	list_splice_init(&kn->services, &a->gone_services);
 }
 
@@ -342,12 +321,11 @@ static void klb_apply_free_spares(struct klb_net *kn, struct klb_apply *a)
 	}
 }
 
-void klb_staged_apply(struct klb_net *kn, struct klb_staged *st,
-		      struct klb_restore_counts *counts)
+void klb_staged_apply(struct klb_net *kn, struct klb_staged *st)
 {
 	struct klb_service *svc;
 	struct klb_pool *pool;
-	struct klb_apply a = { .counts = counts };
+	struct klb_apply a;
 
 	klb_assert_locked(kn);
 
@@ -358,7 +336,6 @@ void klb_staged_apply(struct klb_net *kn, struct klb_staged *st,
 	INIT_LIST_HEAD(&a.gone_backends);
 	INIT_LIST_HEAD(&a.spare_pools);
 	INIT_LIST_HEAD(&a.spare_services);
-	memset(counts, 0, sizeof(*counts));
 
 	list_for_each_entry(svc, &st->services, node)
 		klb_apply_repoint(kn, svc);

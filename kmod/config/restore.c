@@ -132,7 +132,6 @@ static int klb_staged_start(struct klb_net *kn, struct klb_staged *st,
 }
 
 int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
-		      struct klb_restore_counts *counts,
 		      struct netlink_ext_ack *extack)
 {
 	bool started = false;
@@ -152,7 +151,7 @@ int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
 		klb_err(extack, NULL, "cannot register netfilter hooks");
 		goto err_staged;
 	}
-	klb_staged_apply(kn, st, counts);	/* cannot fail */
+	klb_staged_apply(kn, st);	/* cannot fail */
 	klb_hooks_sync(kn, kn->nservices);	/* unregistering cannot fail */
 	klb_config_changed(kn);
 	return 0;

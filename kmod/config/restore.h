@@ -18,13 +18,6 @@ struct klb_staged {
 	struct list_head services;
 };
 
-/* What a restore did, by kind of object (for its event). */
-struct klb_restore_counts {
-	u32 pools_kept, pools_changed, pools_added, pools_removed;
-	u32 services_kept, services_changed, services_added, services_removed;
-	u32 backends_added, backends_removed;	/* of pools that stayed */
-};
-
 void klb_staged_init(struct klb_staged *st);
 /*
  * Open the staged listeners and replace the live configuration with the
@@ -32,7 +25,6 @@ void klb_staged_init(struct klb_staged *st);
  * gone (as after klb_staged_abort()).
  */
 int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
-		      struct klb_restore_counts *counts,
 		      struct netlink_ext_ack *extack);
 /* Free everything staged (a refused restore). */
 void klb_staged_abort(struct klb_net *kn, struct klb_staged *st);
@@ -48,8 +40,7 @@ struct klb_service *klb_staged_keeps(struct klb_net *kn,
  * have (restore.c checked all of it and opened the new listeners first).
  * Cannot fail; empties @st.
  */
-void klb_staged_apply(struct klb_net *kn, struct klb_staged *st,
-		      struct klb_restore_counts *counts);
+void klb_staged_apply(struct klb_net *kn, struct klb_staged *st);
 
 /* Remove every service and pool (FLUSH). */
 void klb_config_flush(struct klb_net *kn);

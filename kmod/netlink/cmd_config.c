@@ -117,7 +117,6 @@ static int klb_restore_stage(struct klb_net *kn, const struct nlattr *config,
 int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 {
 	struct klb_net *kn = klb_nl_net(info);
-	struct klb_restore_counts counts;
 	struct klb_staged st;
 	int err;
 
@@ -131,7 +130,7 @@ int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 		klb_staged_abort(kn, &st);
 		return err;
 	}
-	err = klb_staged_commit(kn, &st, &counts, info->extack);
+	err = klb_staged_commit(kn, &st, info->extack);
 	if (err)
 		return err;
 	klb_nl_config_event(kn, KLB_EVENT_RESTORE, kn->npools, kn->nservices,
