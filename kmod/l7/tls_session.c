@@ -9,7 +9,8 @@
  * then on the session relays both ways, socket to socket without a copy
  * (klb_l7_pump()), passing a half-close on, until both directions are
  * done. With proxy-protocol v2 a PROXY header naming the client goes in
- * front of the hello, so the backend's first bytes are that header. Memory is what the two sockets' buffers hold, nothing more: the
+ * front of the hello, so the backend's first bytes are that header.
+ * Memory is what the two sockets' buffers hold, nothing more: the
  * hello's buffer is allocated when its first byte is there, counted
  * against l7_mem_max_kb, and freed as soon as the hello is sent.
  */
