@@ -38,7 +38,8 @@ int http_tunnel_begin(struct http_session *hs)
 	hs->tc2b.eof = hs->client_eof;
 	http_pipe_init(&hs->tb2c, b->data + hs->resp.head_len,
 		       b->len - hs->resp.head_len);
-	hs->rphase = RP_BODY;
+	/* No response body follows: the 101 goes out without waiting. */
+	hs->rphase = RP_DONE;
 	hs->state = HS_TUNNEL;
 	http_arm(hs, HT_IDLE);
 	return HS_NEXT;
