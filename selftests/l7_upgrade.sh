@@ -81,6 +81,7 @@ cfg service add tpp vip $VIP4:443 proto tcp mode tls pool tpp proxy-protocol v2
 be_stat() { klbctl -j -s pool show | jq -r --arg n "$1" ".[] | select(.name == \$n) | .backends[0].stats | $2"; }
 svc_stat() { klbctl -j -s service show | jq -r --arg n "$1" ".[] | select(.name == \$n) | .stats | $2"; }
 
+diag "at ${SECONDS}s"
 # ---- WebSocket through klb ------------------------------------------------------------
 SIZES=5,1000,70000,200000
 total=$((2 * (5 + 1000 + 70000 + 200000)))	# each message twice (one by one, then a burst)
@@ -104,6 +105,7 @@ check_range "websocket: backend bytes in grew by the messages and framing ($bi)"
 check_range "websocket: backend bytes out grew by the echoes and framing ($bo)" "$bo" $total $((total + 8192))
 check_eq "websocket: the 101 counted as a 1xx response" "$(delta "$x0" "$(l7_stat web '.responses."1xx"')")" 1
 
+diag "at ${SECONDS}s"
 # ---- what is forwarded, what is not ---------------------------------------------------
 # py_raw REQUEST...: send the requests (\r\n added per line) on one connection
 py_raw() { printf '%b' "$@" | l7_raw $VIP4 80 "${RAW_SECS:-3}"; }
@@ -139,6 +141,7 @@ out=$(RAW_SECS=10 py_raw "GET /py/switch101 HTTP/1.1\r\nHost: a\r\n$UPG\r\n")
 check_eq "101 to an upgrade request: relayed, with the bytes behind it, then closed" \
 	"$(http_statuses <<<"$out") $(grep -ac '^raw bytes' <<<"$out") $(tail -n1 <<<"$out")" "101 1 #closed"
 
+diag "at ${SECONDS}s"
 # ---- tls with PROXY protocol v2 --------------------------------------------------------
 # tls_pp PORT: what haproxy behind tpp answers a client connecting from CLI4:PORT
 tls_pp() {
@@ -165,3 +168,4 @@ rc=$?
 check_eq "proxy-protocol v2 on mode dr: refused (exit 2)" "$rc" 2
 check "proxy-protocol v2 on mode dr: the message names the modes ($out)" grep -q "proxy protocol needs mode http or tls" <<<"$out"
 check_eq "proxy-protocol v2 on mode dr: configuration unchanged" "$(klbctl save)" "$saved"
+diag "at ${SECONDS}s"
