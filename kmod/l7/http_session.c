@@ -20,8 +20,12 @@
  *                  the backend takes nothing for l7_idle_timeout -> 504
  *   HS_EXCHANGE  request body and response at once (http_relay.c)
  *                  response relayed -> HS_HEAD (keep-alive) or end
+ *                  101 to an upgrade request -> HS_TUNNEL
  *                  errors -> retry, a reply of ours, or end
  *   HS_REPLY     a response of our own; then end, lingering
+ *   HS_TUNNEL    the backend switched protocols (101) for a request that
+ *                asked to (http_tunnel.c): bytes both ways until both
+ *                sides closed, or l7_idle_timeout without a byte
  *
  * Memory is bounded per session whatever the message sizes: cin and bin
  * (client and backend bytes, the larger of a head and KLB_L7_BUF_SIZE),
@@ -197,6 +201,7 @@ static void http_head_begin(struct http_session *hs)
 	hs->resp_started = false;
 	hs->client_keep = false;
 	hs->hout_to_client = false;
+	hs->upgrade = false;
 	hs->rphase = RP_HEAD;
 }
 
@@ -382,8 +387,10 @@ static int http_route(struct http_session *hs)
 
 	http_follow(hs);
 
+	/* Only a request that asks properly gets its Upgrade forwarded. */
+	hs->upgrade = klb_http_wants_upgrade(&hs->req);
 	n = klb_http_rewrite_req(hs->cin.data, &hs->req, hs->ip, hs->ip_len,
-				 hs->hout + KLB_PROXY_V2_MAX,
+				 hs->upgrade, hs->hout + KLB_PROXY_V2_MAX,
 				 hs->hout_cap - KLB_PROXY_V2_MAX);
 	if (n < 0)
 		return http_bad_request(hs, KLB_HTTP_E_HEAD_TOO_LARGE);
@@ -406,7 +413,12 @@ static int http_route(struct http_session *hs)
 	hs->cin.pos = hs->cin.base;
 	hs->cin.fed = hs->cin.base;
 	http_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
-	return http_connect(hs, http_idempotent(hs->req.method_id));
+	/*
+	 * An upgrade may turn the connection into a tunnel that is never
+	 * given back: it takes a fresh one, not one from the pool.
+	 */
+	return http_connect(hs, !hs->upgrade &&
+			    http_idempotent(hs->req.method_id));
 }
 
 static int http_bufs_get(struct http_session *hs);
@@ -533,14 +545,17 @@ static int http_st_send(struct http_session *hs)
 /*
  * The response is relayed. The backend connection is parked (or kept,
  * PROXY v2) only if nothing about it is in doubt: a persistent response,
- * the request all sent, nothing read past the response.
+ * the request all sent, nothing read past the response, and no Upgrade
+ * forwarded on it (the backend declined to switch, but a connection that
+ * was offered one is not shared).
  */
 static void http_upstream_done(struct http_session *hs)
 {
 	bool tidy = hs->req_sent && !hs->c2b_dead &&
 		    hs->bin.fed == hs->bin.len;
 
-	if (!tidy || !(hs->resp.flags & KLB_HTTP_F_PERSISTENT)) {
+	if (!tidy || !(hs->resp.flags & KLB_HTTP_F_PERSISTENT) ||
+	    hs->upgrade) {
 		/* A backend still owed request bytes would wait for them. */
 		klb_upstream_close(hs->up, !tidy);
 		hs->up = NULL;
@@ -550,8 +565,6 @@ static void http_upstream_done(struct http_session *hs)
 		hs->up = NULL;
 	}
 }
-
-static void http_bufs_put(struct http_session *hs);
 
 /* Pipelined bytes after the request go to the front of cin. */
 static void http_next_request(struct http_session *hs)
@@ -615,7 +628,7 @@ static int http_st_reply(struct http_session *hs)
 
 /* ---- the session ops -------------------------------------------------------------- */
 
-static void http_bufs_put(struct http_session *hs)
+void http_bufs_put(struct http_session *hs)
 {
 	kvfree(hs->cin.data);
 	kvfree(hs->bin.data);
@@ -695,6 +708,8 @@ static int http_step(struct http_session *hs)
 		return http_exchange(hs);
 	case HS_REPLY:
 		return http_st_reply(hs);
+	case HS_TUNNEL:
+		return http_tunnel(hs);
 	}
 	return HS_END;
 }

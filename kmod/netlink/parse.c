@@ -179,9 +179,12 @@ int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,
 			*pp);
 		return -EINVAL;
 	}
-	/* tls relays bytes unchanged and nat rewrites packets: no header. */
-	if (*pp && mode != KLB_MODE_HTTP) {
-		klb_err(extack, attr, "proxy protocol needs mode http");
+	/*
+	 * The L4 modes rewrite packets: no room for a header. http writes
+	 * it before the request head, tls before the ClientHello.
+	 */
+	if (*pp && mode != KLB_MODE_HTTP && mode != KLB_MODE_TLS) {
+		klb_err(extack, attr, "proxy protocol needs mode http or tls");
 		return -EINVAL;
 	}
 	return 0;

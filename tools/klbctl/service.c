@@ -28,7 +28,7 @@ void service_usage(FILE *f)
 		"PROTO := { tcp | udp }\n"
 		"MODE := { nat | fnat | dr | tun | http | tls }\n"
 		"        (default nat; http and tls need tcp; Documentation/deploy.md)\n"
-		"PP := { v2 | none }   (PROXY protocol header to backends, mode http)\n"
+		"PP := { v2 | none }   (PROXY protocol header to backends, mode http or tls)\n"
 		"snat: fnat source addresses (default: the route's, towards each backend)\n"
 		"persist: L4 modes; a client (or its /LEN prefix) keeps its backend until\n"
 		"         SECONDS after its last connection ends (0: off)\n"

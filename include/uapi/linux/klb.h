@@ -351,7 +351,7 @@ enum klb_service_attr {
 	KLB_SERVICE_A_MODE,	/* u8: enum klb_mode */
 	KLB_SERVICE_A_POOL,	/* string: name of the default pool */
 	KLB_SERVICE_A_STATS,	/* nest: enum klb_stats_attr (output) */
-	KLB_SERVICE_A_PROXY_PROTOCOL,	/* u8: 0 none, 2 PROXY v2 (http mode) */
+	KLB_SERVICE_A_PROXY_PROTOCOL,	/* u8: 0 none, 2 PROXY v2 (http, tls) */
 	KLB_SERVICE_A_RULES,	/* nest of KLB_RULES_A_RULE (restore input) */
 	KLB_SERVICE_A_NRULES,	/* u32: number of rules (output) */
 	KLB_SERVICE_A_SNAT,	/* nest of KLB_SNAT_A_ADDR4|6 (fnat): sources */

@@ -567,6 +567,15 @@ int klb_http_parse(struct klb_http_msg *m, const u8 *buf, u32 len,
 	}
 }
 
+bool klb_http_wants_upgrade(const struct klb_http_msg *m)
+{
+	u32 both = KLB_HTTP_F_CONN_UPGRADE | KLB_HTTP_F_UPGRADE;
+
+	return !m->is_response && m->state == ST_DONE && m->version == 11 &&
+	       m->method_id == KLB_HTTP_M_GET &&
+	       m->body == KLB_HTTP_BODY_NONE && (m->flags & both) == both;
+}
+
 bool klb_http_field_find(const u8 *buf, const struct klb_http_msg *m,
 			 const char *name, u32 name_len, u32 *cursor,
 			 struct klb_http_span *val)

@@ -168,6 +168,15 @@ int klb_http_parse(struct klb_http_msg *m, const u8 *buf, u32 len,
 		   const struct klb_http_limits *lim);
 
 /*
+ * Does the request head @m ask to switch protocols in a way the http mode
+ * relays (RFC 9110 section 7.8)? An HTTP/1.1 GET without a body, with
+ * "upgrade" in its Connection field and an Upgrade field (any protocol
+ * token: websocket, h2c, ...). Anything else never has its Upgrade
+ * forwarded. HTTP/1.0 upgrades are ignored, as section 7.8 requires.
+ */
+bool klb_http_wants_upgrade(const struct klb_http_msg *m);
+
+/*
  * Find the next field line named @name (case-insensitive) in a parsed
  * head. *@cursor starts at 0 and is advanced, so repeated calls walk
  * every line of that name. @val gets the value with OWS trimmed.

@@ -329,6 +329,42 @@ static void test_valid_requests(void)
 	tap_ok(rc == KLB_HTTP_OK && (m.flags & KLB_HTTP_F_UPGRADE) &&
 	       (m.flags & KLB_HTTP_F_CONN_UPGRADE) && (m.flags & KLB_HTTP_F_CONN_KEEPALIVE),
 	       "Upgrade and Connection options seen");
+	tap_ok(klb_http_wants_upgrade(&m), "GET 1.1, Connection: Upgrade, Upgrade: an upgrade request");
+	{
+		static const struct {
+			const char *h;
+			bool want;
+			const char *what;
+		} up[] = {
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: h2c\r\n\r\n",
+			  true, "h2c is an upgrade request like any other" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\n\r\n",
+			  false, "Upgrade without Connection: upgrade" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\n\r\n",
+			  false, "Connection: upgrade without Upgrade" },
+			{ "GET / HTTP/1.0\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+			  false, "HTTP/1.0 upgrade is ignored (RFC 9110 7.8)" },
+			{ "POST / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: websocket\r\nContent-Length: 0\r\n\r\n",
+			  false, "POST upgrade is not relayed" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: websocket\r\nContent-Length: 3\r\n\r\n",
+			  false, "GET upgrade with a body is not relayed" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: websocket\r\nTransfer-Encoding: chunked\r\n\r\n",
+			  false, "GET upgrade with a chunked body is not relayed" },
+			{ "CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+			  false, "CONNECT is never an upgrade" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: close, Upgrade\r\nUpgrade: websocket\r\n\r\n",
+			  true, "upgrade listed among other options" },
+		};
+		u32 i;
+
+		for (i = 0; i < ARRAY_SIZE(up); i++) {
+			rc = parse(up[i].h, &m);
+			tap_ok(rc == KLB_HTTP_OK && klb_http_wants_upgrade(&m) == up[i].want,
+			       "upgrade request: %s (%d)", up[i].what, rc);
+		}
+		klb_http_req_init(&m);
+		tap_ok(!klb_http_wants_upgrade(&m), "upgrade request: not before the head is parsed");
+	}
 	h = "GET / HTTP/1.0\r\n\r\n";
 	rc = parse(h, &m);
 	tap_ok(rc == KLB_HTTP_OK && m.version == 10 && !(m.flags & KLB_HTTP_F_HOST) &&
