@@ -91,7 +91,7 @@ struct http_session {
 	bool client_eof;		/* the client shut down its sending side */
 	bool yield;			/* out of budget: run again later */
 	bool inited;			/* http_init() ran */
-	u32 mem;			/* bytes of cin, bin and hout, charged */
+	u32 mem;			/* bytes of cin, bin and hout held, charged */
 	u8 interim;			/* 1xx responses to this request so far */
 
 	/* The backend connection. */
