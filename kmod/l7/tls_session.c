@@ -9,8 +9,10 @@
  * then on the session relays both ways, socket to socket without a copy
  * (klb_l7_splice()), passing a half-close on, until both directions are
  * done. Memory is what the two sockets' buffers hold, nothing more: the
- * hello's buffer is allocated when its first byte is there, counted
- * against l7_mem_max_kb, and freed as soon as the hello is sent.
+ * hello's buffer is allocated when its first byte is there (512 bytes,
+ * doubled each time it is full while the records need more), counted
+ * against l7_mem_max_kb as it grows, and freed as soon as the hello is
+ * sent.
  */
 #include <linux/slab.h>
 
@@ -145,10 +147,18 @@ static bool klb_tls_read_hello(struct klb_tls_session *t)
 		       klb_tls_fail(t, KLB_L7_ERR_RESET) : false;
 	for (;;) {
 		need = t->hello.need ? t->hello.need : 5;
-		if (klb_tls_grow(t, d, max_t(u32, need, 512)))
+		/*
+		 * Grown as the bytes come (doubled when full), not at once to
+		 * what a record header claims: a client that announces 16 KiB
+		 * and then trickles holds what it sent, 512 bytes at least.
+		 */
+		if (d->len == d->cap && need > d->cap &&
+		    klb_tls_grow(t, d, max_t(u32, 512,
+					     min_t(u32, need, d->cap * 2))))
 			return true;
 		if (d->len < need) {
-			n = klb_l7_recv(&s->client, d->buf + d->len, need - d->len);
+			n = klb_l7_recv(&s->client, d->buf + d->len,
+					min(need, d->cap) - d->len);
 			if (n == -EAGAIN)
 				return false;
 			if (n <= 0)	/* gone before saying hello */
