@@ -714,12 +714,12 @@ static int http_exchange_bufs_get(struct http_session *hs)
 	u32 r = max_t(u32, h, HTTP_RESP_HEAD_MIN);
 	u32 cin_cap = max_t(u32, h, KLB_L7_BUF_SIZE);
 	size_t mem;
-	int r;
+	int err;
 
 	if (cin_cap > hs->cin.cap) {
-		r = http_cin_grow(hs, cin_cap);
-		if (r)
-			return r;
+		err = http_cin_grow(hs, cin_cap);
+		if (err)
+			return err;
 	}
 	hs->bin.cap = max_t(u32, r, KLB_L7_BUF_SIZE);
 	/*
