@@ -94,7 +94,7 @@ struct http_session {
 	bool yield;			/* out of budget: run again later */
 	bool inited;			/* http_init() ran */
 	bool upgrade;			/* the request's Upgrade was forwarded */
-	u32 mem;			/* bytes of cin, bin and hout, charged */
+	u32 mem;			/* bytes of cin, bin and hout held, charged */
 	u8 interim;			/* 1xx responses to this request so far */
 
 	/* The backend connection. */

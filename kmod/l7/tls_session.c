@@ -11,8 +11,10 @@
  * done. With proxy-protocol v2 a PROXY header naming the client goes in
  * front of the hello, so the backend's first bytes are that header.
  * Memory is what the two sockets' buffers hold, nothing more: the
- * hello's buffer is allocated when its first byte is there, counted
- * against l7_mem_max_kb, and freed as soon as the hello is sent.
+ * hello's buffer is allocated when its first byte is there (512 bytes,
+ * doubled each time it is full while the records need more), counted
+ * against l7_mem_max_kb as it grows, and freed as soon as the hello is
+ * sent.
  */
 #include <linux/slab.h>
 
@@ -149,10 +151,18 @@ static bool klb_tls_read_hello(struct klb_tls_session *t)
 		       klb_tls_fail(t, KLB_L7_ERR_RESET) : false;
 	for (;;) {
 		need = t->hello.need ? t->hello.need : 5;
-		if (klb_tls_grow(t, max_t(u32, need, 512)))
+		/*
+		 * Grown as the bytes come (doubled when full), not at once to
+		 * what a record header claims: a client that announces 16 KiB
+		 * and then trickles holds what it sent, 512 bytes at least.
+		 */
+		if (t->len == t->cap && need > t->cap &&
+		    klb_tls_grow(t, max_t(u32, 512,
+					  min_t(u32, need, t->cap * 2))))
 			return true;
 		if (t->len < need) {
-			n = klb_l7_recv(&s->client, t->buf + t->len, need - t->len);
+			n = klb_l7_recv(&s->client, t->buf + t->len,
+					min(need, t->cap) - t->len);
 			if (n == -EAGAIN)
 				return false;
 			if (n <= 0)	/* gone before saying hello */

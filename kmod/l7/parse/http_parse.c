@@ -643,6 +643,16 @@ const char *klb_http_err_name(int err)
 	return err_names[-err];
 }
 
+u32 klb_http_head_buf_next(u32 cap, u32 max_head)
+{
+	u32 next = cap ? cap * 2 : KLB_HTTP_HEAD_BUF;
+
+	/* Doubling past 2^31 wraps: the limit is far below it anyway. */
+	if (next < cap || next > max_head)
+		next = max_head;
+	return next > cap ? next : 0;
+}
+
 u16 klb_http_err_status(int err)
 {
 	switch (err) {
