@@ -45,7 +45,9 @@ check_eq "every request answered, the family still there (exit status)" "$rc" 0
 total=$(grep '^total ' <<<"$out")
 field() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}' <<<"$total"; }
 check_range "requests sent" "$(field sent)" $((COUNT * 9 / 10)) "$COUNT"
-check_range "some requests accepted" "$(field ok)" $((COUNT / 100)) "$COUNT"
+# ~0.7% got through in the first run (139 of 20000): most mutations break
+# a request, as they should; this only proves valid ones are still made
+check_range "some requests accepted" "$(field ok)" $((COUNT / 400)) "$COUNT"
 check_range "some requests refused" "$(field refused)" $((COUNT / 10)) "$COUNT"
 check_range "dumps done" "$(field dumps)" $((COUNT / 50)) "$COUNT"
 check_eq "no request unanswered" "$(field timeouts)" 0
@@ -75,4 +77,4 @@ check "and saves byte-identical there" cmp "$TMPD/a.conf" "$TMPD/b.conf"
 
 check "flush" klbctl flush
 check "flush the copy" ip netns exec "$NS_FZ2" "$KLBCTL" flush
-check_eq "nothing left" "$(klbctl save | grep -cvE '^(#|$)')" 0
+check_eq "nothing left" "$(klbctl save | grep -cvE '^(#|$|hash-seed set )')" 0
