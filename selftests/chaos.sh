@@ -25,7 +25,6 @@ sum=$(randfile "$TMPD/be1/www/big/$F" 256)
 for i in 2 3 4; do cp "$TMPD/be1/www/big/$F" "$TMPD/be$i/www/big/$F"; done
 klb_load
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 cfg pool add p sched wrr check tcp interval 1s timeout 1s rise 1 fall 2
 for i in 1 2 3 4; do cfg backend add p "$(be4 "$i"):80"; done
 cfg service add web vip $VIP4:80 proto tcp mode nat pool p

@@ -39,7 +39,6 @@ B1=$(be4 1) B2=$(be4 2) B3=$(be4 3)
 URL=http://$VIP4
 JAR=$TMPD/jar
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 delta() { echo $(($2 - $1)); }
 
 cfg pool add web sched rr

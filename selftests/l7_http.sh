@@ -44,7 +44,6 @@ for i in 1 2 3; do nginx_l7_wait $i; done
 l7be_start 4 81
 B1=$(be4 1) B2=$(be4 2) B3=$(be4 3) B4=$(be4 4)
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 refused() {
 	local desc=$1 out
 	shift

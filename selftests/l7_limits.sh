@@ -39,7 +39,6 @@ l7be_start 3
 B1=$(be4 1) B2=$(be4 2) B3=$(be4 3)
 PYLOG=$(py_log 3)
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 delta() { echo $(($2 - $1)); }
 status_of() { cli curl -s --max-time "${2:-10}" -o /dev/null -w '%{http_code}' "${@:3}" "$1"; }
 

@@ -25,7 +25,6 @@ l7be_start 1
 B1=$(be4 1) B1V6=$(be6 1)
 SPOOF=$SELFTESTS/l7_spoof.py
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 cfg pool add pa
 cfg backend add pa $B1:80
 cfg pool add p6

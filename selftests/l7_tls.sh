@@ -36,7 +36,6 @@ nginx_l7_start 3 default.example.com
 for i in 1 2 3; do nginx_l7_wait $i tls; done
 B1=$(be4 1) B2=$(be4 2) B3=$(be4 3)
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 delta() { echo $(($2 - $1)); }
 refused() {
 	local desc=$1

@@ -31,7 +31,6 @@ l7be_start 2
 B1=$(be4 1) B2=$(be4 2)
 PYLOG1=$(py_log 1) PYLOG2=$(py_log 2)
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 cfg pool add pa
 cfg backend add pa $B1:80
 cfg pool add pb

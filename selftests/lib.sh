@@ -221,6 +221,8 @@ lb() { ip netns exec "$NS_LB" "$@"; }
 be() { local n=$1; shift; ip netns exec "${NS_BE[n]}" "$@"; }
 # klbctl runs in the balancer namespace: klb's state is per netns.
 klbctl() { ip netns exec "$NS_LB" "$KLBCTL" "$@"; }
+# cfg WORDS...: a klbctl command that must succeed, as a test point
+cfg() { check "klbctl $*" klbctl "$@"; }
 
 # bg NS CMD...: run CMD in namespace NS in the background; its pid (the
 # command's own: ip netns exec execs it) in BG_PID

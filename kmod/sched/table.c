@@ -242,16 +242,14 @@ struct klb_sched_table *klb_sched_table_build(u8 sched, u8 hash,
 {
 	struct klb_sched_table *t;
 	struct klb_backend *be;
-	u32 n = 0, i = 0;
+	u32 cap = 0, i = 0;
 	int err = -ENOMEM;
 
 	if (sched > KLB_SCHED_MAX)
 		return ERR_PTR(-EINVAL);
+	/* The list cannot change: the caller holds klb_net->lock. */
 	list_for_each_entry(be, backends, pool_node)
-		n += klb_backend_usable(be, ignore_health);
-	/* Keeps sums of weights within a u32 for the pure code. */
-	if (n > KLB_SCHED_BACKENDS_MAX)
-		return ERR_PTR(-E2BIG);
+		cap++;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
@@ -261,30 +259,40 @@ struct klb_sched_table *klb_sched_table_build(u8 sched, u8 hash,
 	t->key = *key;
 	atomic_set(&t->cursor, 0);
 	spin_lock_init(&t->lock);
+	if (!cap)
+		goto out;
 
-	if (n) {
-		t->be = kvmalloc_array(n, sizeof(*t->be), GFP_KERNEL_ACCOUNT);
-		t->weights = kvmalloc_array(n, sizeof(*t->weights), GFP_KERNEL_ACCOUNT);
-		if (!t->be || !t->weights)
-			goto err;
-		/* The list cannot change: the caller holds klb_net->lock. */
-		list_for_each_entry(be, backends, pool_node) {
-			if (!klb_backend_usable(be, ignore_health))
-				continue;
-			t->be[i] = be;
-			/* Netlink caps it; the clamp keeps the sums in a u32. */
-			t->weights[i] = min_t(u32, be->weight_now ?: be->weight,
-					      KLB_WEIGHT_MAX);
-			klb_backend_get(be);
-			i++;
-		}
-		t->n = n;
+	t->be = kvmalloc_array(cap, sizeof(*t->be), GFP_KERNEL_ACCOUNT);
+	t->weights = kvmalloc_array(cap, sizeof(*t->weights), GFP_KERNEL_ACCOUNT);
+	if (!t->be || !t->weights)
+		goto err;
+	/*
+	 * Usability is read once per backend, in this one pass: health
+	 * probes change it without klb_net->lock and an ejection ends with
+	 * time, so a count taken in an earlier pass may not match this one.
+	 */
+	list_for_each_entry(be, backends, pool_node) {
+		if (!klb_backend_usable(be, ignore_health))
+			continue;
+		t->be[i] = be;
+		/* Netlink caps it; the clamp keeps the sums in a u32. */
+		t->weights[i] = min_t(u32, be->weight_now ?: be->weight,
+				      KLB_WEIGHT_MAX);
+		klb_backend_get(be);
+		t->n = ++i;
+	}
+	/* Keeps sums of weights within a u32 for the pure code. */
+	err = -E2BIG;
+	if (t->n > KLB_SCHED_BACKENDS_MAX)
+		goto err;
+	if (t->n) {
 		err = klb_sched_build_algo(t);
 		if (!err)
 			err = klb_sched_build_byid(t);
 		if (err)
 			goto err;
 	}
+out:
 	klb_obj_inc(KLB_OBJ_SCHED_TABLE);
 	return t;
 
