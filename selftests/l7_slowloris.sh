@@ -33,7 +33,6 @@ l7be_start 1
 B1=$(be4 1)
 IDLE=$SELFTESTS/l7_idle_client.py
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 cfg pool add pa
 cfg backend add pa $B1:80
 cfg service add web vip $VIP4:80 proto tcp mode http pool pa

@@ -64,7 +64,6 @@ be 3 haproxy -D -f "$TMPD/haproxy.cfg" -p "$TMPD/haproxy.pid" >"$TMPD/haproxy.ou
 wait_for "ws server in be1 listens" be 1 sh -c "ss -Htln 'sport = :8765' | grep -q ."
 wait_for "haproxy in be3 listens" be 3 sh -c "ss -Htln 'sport = :8443' | grep -q ."
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 delta() { echo $(($2 - $1)); }
 
 cfg pool add ws
