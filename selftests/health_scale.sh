@@ -9,6 +9,11 @@
 #   200      200 backends (addresses of be1) with a tcp check every 2s: all
 #            healthy; the guest's busy CPU time over 10 s, with nothing else
 #            running, is printed and must stay under one CPU
+#   flap     half of the 200 flap (their route comes and goes) under a 500ms
+#            check while a weight change republishes the pool in a loop:
+#            health changes race the table build (CI once crashed there:
+#            the build counted usable backends twice, and the counts
+#            differed); no oops, and all 200 healthy again afterwards
 #   netns    a namespace with 50 backends whose SYNs go nowhere (probes in
 #            flight until their timeout) is deleted: clean log, no leak
 #   unload   rmmod with the 200 probes running
@@ -86,6 +91,33 @@ pct=$(((b1 - b0) * 100 / (t1 - t0)))
 diag "200 backends, tcp check every 2s: guest busy $((b1 - b0)) of $((t1 - t0)) jiffies over 10s on $ncpu CPUs ($pct% of the guest), $ok_n probes passed so far"
 # One CPU of $ncpu: 100/ncpu percent of the guest.
 check_range "CPU for $N probes every 2s stays under one CPU (% of the guest)" "$pct" 0 $((100 / ncpu))
+
+# ---- health flapping while the table is republished --------------------------------------
+fails() { klbctl -j pool show big | jq '[.[0].backends[].check_fail] | add'; }
+f0=$(fails)
+check "big: tcp check every 500ms, rise 1 fall 1" klbctl pool set big check tcp interval 500ms timeout 400ms rise 1 fall 1
+(
+	end=$((SECONDS + 20))
+	while [ $SECONDS -lt $end ]; do
+		lb ip route replace unreachable 10.0.3.128/25
+		sleep 0.3
+		lb ip route del 10.0.3.128/25
+		sleep 0.3
+	done
+) &
+flapper=$!
+pubs=0
+while kill -0 $flapper 2>/dev/null; do
+	klbctl backend set big 10.0.3.1:80 weight $((pubs % 5 + 1)) && pubs=$((pubs + 1))
+done
+wait $flapper
+f1=$(fails)
+diag "flapping: $pubs publishes, $((f1 - f0)) failed probes"
+check_range "publishes while health flapped" "$pubs" 3 1000000
+check_range "failed probes while the routes flapped" "$((f1 - f0))" 50 100000000
+poll_until 60 eval '[ "$(healthy_n)" = $N ]'
+check_eq "all $N healthy after the flapping" "$(healthy_n)" $N
+check "big: tcp check every 2s again" klbctl pool set big check tcp interval 2s timeout 1s rise 1 fall 2
 
 # ---- netns deletion with probes in flight ------------------------------------------------
 NSX=klbhc$$
