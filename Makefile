@@ -13,6 +13,9 @@
 #                   (make module-debug builds that into out/debug/)
 #   make other-kernels  compile klb.ko against Debian 6.12 headers (downloaded,
 #                   not installed), with and without the netns refcount tracker
+#   make debug-kernel   build (once, cached in out/debug-kernel/) a kernel
+#                   with KASAN, lockdep, kmemleak, failslab, UBSAN
+#   make vmtest-debug   the VM selftests on that kernel (hours; not in check)
 #   make bench      the Stingray benchmark matrix against peers (~40-60 min)
 #   make install    install-module + install-tools (DESTDIR, PREFIX honoured)
 #   make install-module   klb.ko into /lib/modules/KVER/updates, depmod
@@ -56,7 +59,7 @@ export KVER KDIR
 	vmtest check demo bench bench-quick install clean checkpatch sparse \
 	spec-check layers lint version-check install-module install-tools \
 	uninstall uninstall-module uninstall-tools dkms-src set-version \
-	install-check selftests-progs other-kernels
+	install-check selftests-progs other-kernels debug-kernel vmtest-debug
 
 all: module klbctl selftests-progs
 
@@ -105,6 +108,16 @@ module-debug:
 
 vmtest: all module-debug
 	tools/vm/run-selftests-split
+
+# The debug kernel (KASAN, lockdep, kmemleak, fault injection, UBSAN) built
+# from linux-source-6.1, cached in out/debug-kernel/ (tools/vm/build-debug-kernel),
+# and every VM selftest on it (tools/vm/vmtest-debug; VMTEST_DEBUG_TESTS=
+# "sched nl_fuzz" for some). Hours under emulation: not part of check.
+debug-kernel:
+	tools/vm/build-debug-kernel >/dev/null
+
+vmtest-debug: debug-kernel
+	tools/vm/vmtest-debug $(VMTEST_DEBUG_TESTS)
 
 check: deps
 	$(MAKE) all

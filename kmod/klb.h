@@ -32,6 +32,7 @@
 #include <linux/workqueue.h>
 #include <linux/netfilter.h>
 #include <linux/rcupdate.h>
+#include <linux/siphash.h>
 #include <net/dst.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -46,6 +47,7 @@ struct klb_conn_table;
 struct klb_persist_table;
 struct klb_sched_table;
 struct klb_rule_set;
+struct klb_acl;
 struct klb_l7_listener;
 struct klb_l7_net;
 struct mem_cgroup;
@@ -115,6 +117,7 @@ struct klb_pool {
 	struct list_head node;		/* klb_net->pools */
 	char name[KLB_NAME_MAX];
 	u8 sched;			/* enum klb_sched */
+	u8 hash;			/* enum klb_hash: what sh, mh hash */
 	struct list_head backends;	/* struct klb_backend.pool_node */
 	u32 nbackends;
 	u32 users;			/* services using this pool */
@@ -175,6 +178,7 @@ struct klb_service {
 	bool dying;			/* leaving in this change: flush its conns */
 	struct klb_pool __rcu *pool;
 	struct klb_rule_set __rcu *rules;	/* L7 only (l7/route.h); NULL: none */
+	struct klb_acl __rcu *acl;	/* source allow/deny lists (acl.h); NULL: none */
 	struct klb_l7_listener *listener;	/* L7 only (l7/listener.c) */
 	/*
 	 * L7: the service whose listener took over this one's address when
@@ -247,6 +251,13 @@ struct klb_net {
 	struct klb_l7_net *l7;		/* l7/net.c: sessions, local route */
 	struct klb_sysctl sysctl;
 	struct ctl_table_header *sysctl_hdr;
+	/*
+	 * net.klb.hash_seed (sched/seed.c), under lock: the key of the sh
+	 * and mh hashes, copied into each table as it is built. Random at
+	 * creation; balancers given the same seed pick alike.
+	 */
+	siphash_key_t hash_seed;
+	struct ctl_table_header *seed_hdr;
 	/* health/: republishes the tables of pools whose health changed */
 	struct delayed_work health_work;
 	bool health_ramp;		/* a publish started a slow start */

@@ -34,6 +34,9 @@ static int __net_init klb_net_init(struct net *net)
 	err = klb_sysctl_net_init(kn);
 	if (err)
 		goto err_sysctl;
+	err = klb_sched_seed_net_init(kn);
+	if (err)
+		goto err_seed;
 	err = klb_conn_net_init(kn);
 	if (err)
 		goto err_conn;
@@ -50,6 +53,8 @@ err_l7:
 err_persist:
 	klb_conn_net_exit(kn);
 err_conn:
+	klb_sched_seed_net_exit(kn);
+err_seed:
 	klb_sysctl_net_exit(kn);
 err_sysctl:
 	return err;
@@ -59,6 +64,8 @@ static void __net_exit klb_net_exit(struct net *net)
 {
 	struct klb_net *kn = klb_net(net);
 
+	/* Its writes take the lock: gone before we hold it. */
+	klb_sched_seed_net_exit(kn);
 	/*
 	 * Hooks first, so that no packet reaches the connection table or the
 	 * services while they are being torn down.

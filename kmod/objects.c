@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include "klb.h"
+#include "acl.h"
 
 atomic_long_t klb_objects[KLB_OBJ__MAX];
 
@@ -28,6 +29,7 @@ static const char * const klb_obj_names[KLB_OBJ__MAX] = {
 	[KLB_OBJ_PROBE]		= "health probe",
 	[KLB_OBJ_CONN_HASH]	= "connection hash array",
 	[KLB_OBJ_EXTACK_MSG]	= "extack message",
+	[KLB_OBJ_ACL]		= "source ACL",
 };
 
 void klb_objects_check(void)
@@ -70,6 +72,8 @@ static void klb_service_free_rcu(struct rcu_head *rcu)
 
 	if (svc->l7_next)
 		klb_service_put(svc->l7_next);
+	/* A grace period has passed: no reader sees the service's ACL. */
+	klb_acl_destroy(rcu_dereference_protected(svc->acl, 1));
 	klb_stats_free(svc->stats);
 	kfree(svc);
 	klb_obj_dec(KLB_OBJ_SERVICE);

@@ -24,6 +24,7 @@ enum klb_obj {
 	KLB_OBJ_PROBE,
 	KLB_OBJ_CONN_HASH,
 	KLB_OBJ_EXTACK_MSG,	/* extack.c, before 6.2 */
+	KLB_OBJ_ACL,		/* acl.c: a service's source lists */
 	KLB_OBJ__MAX
 };
 

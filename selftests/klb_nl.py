@@ -416,8 +416,9 @@ def cases(l7=True):
         svc(*(svc_ok(mode=http) + [u8("SERVICE_A_PROXY_PROTOCOL", 3)])), INVAL)
     add("proxy protocol 2 on mode nat", "CMD_SERVICE_NEW",
         svc(*(svc_ok() + [u8("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
-    add("proxy protocol 2 on mode tls", "CMD_SERVICE_NEW",
-        svc(*(svc_ok(mode=tls) + [u8("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
+    # (mode tls takes it since the header goes before the ClientHello)
+    add("proxy protocol 2 on mode dr", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=E["MODE_DR"]) + [u8("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
     add("proxy protocol as u32", "CMD_SERVICE_NEW",
         svc(*(svc_ok(mode=http) + [u32("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
     add("output-only NRULES in service new", "CMD_SERVICE_NEW",
@@ -544,8 +545,8 @@ def cases(l7=True):
     add("rule del: index 4294967295", "CMD_RULE_DEL", hs(u32("RULE_A_INDEX", 0xFFFFFFFF)), {"ENOENT"})
     add("rule del with a matcher", "CMD_RULE_DEL", hs(u32("RULE_A_INDEX", 0), rstr("HOST", "a.example.com")), INVAL)
     add("delete a pool used by a rule", "CMD_POOL_DEL", pool(name("api")), {"EBUSY"})
-    add("service set: proxy protocol 2 on a tls service", "CMD_SERVICE_SET",
-        svc(s("SERVICE_A_NAME", "t"), u8("SERVICE_A_PROXY_PROTOCOL", 2)), INVAL)
+    add("service set: proxy protocol 1 on a tls service", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "t"), u8("SERVICE_A_PROXY_PROTOCOL", 1)), INVAL)
     add("service set: proxy protocol 1", "CMD_SERVICE_SET",
         svc(s("SERVICE_A_NAME", "h"), u8("SERVICE_A_PROXY_PROTOCOL", 1)), INVAL)
     add("service set: persist on an http service", "CMD_SERVICE_SET",

@@ -5,11 +5,13 @@
  * socket: what an attacker without a reply path sends to fill a
  * connection table (selftests/flood.sh). IPv4 only.
  *
- *   klb_synflood -d ADDR -p PORT -s PREFIX/LEN [-r PPS] [-t SECS] [-n COUNT] [-u]
+ *   klb_synflood -d ADDR -p PORT -s PREFIX/LEN [-r PPS] [-t SECS] [-n COUNT] [-u] [-S SEED]
  *
  * -r 0 (the default) sends as fast as the socket takes them. Stops after
  * SECS seconds (default 5), COUNT packets or a SIGTERM, whichever comes
- * first, then prints one line: "sent N packets in S.SSS s (R/s)".
+ * first, then prints one line: "sent N packets in S.SSS s (R/s)". -S: the
+ * same SEED sends the same sources and ports (selftests/hash_acl.sh
+ * compares where two balancers send the same flows).
  * Run it only where the prefix is routed back into the test's namespaces.
  */
 #include <arpa/inet.h>
@@ -89,7 +91,7 @@ static double now(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: klb_synflood -d ADDR -p PORT -s PREFIX/LEN [-r PPS] [-t SECS] [-n COUNT] [-u]\n");
+		"usage: klb_synflood -d ADDR -p PORT -s PREFIX/LEN [-r PPS] [-t SECS] [-n COUNT] [-u] [-S SEED]\n");
 	exit(2);
 }
 
@@ -149,10 +151,11 @@ int main(int argc, char **argv)
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	uint32_t net = 0, hostmask = 0;
 	int port = -1, udp = 0, fd, one = 1, opt, len = -1;
+	uint64_t seed = 0;
 	char *slash;
 	struct pkt p;
 
-	while ((opt = getopt(argc, argv, "d:p:s:r:t:n:u")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:r:t:n:uS:")) != -1) {
 		switch (opt) {
 		case 'd':
 			if (inet_pton(AF_INET, optarg, &to.sin_addr) != 1)
@@ -187,6 +190,9 @@ int main(int argc, char **argv)
 		case 'u':
 			udp = 1;
 			break;
+		case 'S':
+			seed = strtoull(optarg, NULL, 10);
+			break;
 		default:
 			usage();
 		}
@@ -199,7 +205,10 @@ int main(int argc, char **argv)
 		perror("klb_synflood: raw socket");
 		return 1;
 	}
-	rnd_state = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ULL;
+	rnd_state = seed ? seed : (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
+	rnd_state ^= 0x9e3779b97f4a7c15ULL;
+	if (!rnd_state)		/* xorshift would stay 0 */
+		rnd_state = 1;
 
 	signal(SIGTERM, on_term);
 	t0 = now();

@@ -18,6 +18,8 @@ answer (any prefix may come before, e.g. /py/...):
   .../data/N        N random bytes with Content-Length
   .../mirror        the request body back, chunked
   .../status/N      answer with status N (the JSON echo as its body)
+  .../switch101     101 Switching Protocols (Upgrade: websocket) and a few
+                    raw bytes, then close, whatever the request asked
   anything else     a JSON echo of the request: name, conn (connection
                     number), nreq (requests on it so far, this one
                     included), peer, proxy {src, sport, dst, dport} or
@@ -250,6 +252,13 @@ def serve_conn(sock, peer, cid, args, log, want_proxy):
             ms = path_arg(target, "delay")
             if ms:
                 time.sleep(ms / 1000.0)
+            if "/switch101" in target:
+                # switches whether asked or not (a broken backend)
+                c.send(head_bytes(101, "Switching Protocols", [
+                    ("X-Backend", args.name), ("Upgrade", "websocket"),
+                    ("Connection", "Upgrade")]) + b"raw bytes")
+                log("done", cid, 101, target)
+                return
             fields = [("X-Backend", args.name), ("X-Conn", cid)]
             chunks = None
             n_chunked = path_arg(target, "chunked")

@@ -1,15 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# http mode across `klbctl restore` (issue 22, item 9): a restore replaces
-# every service, the L7 ones by opening the new listener next to the old
-# one (SO_REUSEPORT) and closing the old. Client connections that the old
+# http mode across `klbctl restore` (issue 22, item 9): a restore that
+# replaces a service (here: the same address under another name; a service
+# that stays keeps its listener, restore_hitless.sh) opens the new listener
+# next to the old one (SO_REUSEPORT) and closes the old. Client connections that the old
 # service accepted but that had not sent a request yet, and connections
 # still waiting in the old listener's accept queue, belong to nobody's
 # exchange: they must be served by the new service, not closed or reset.
 #   20 client connections opened (nothing sent), restore, then a GET on
 #     each: 20 answers of 200
-#   4 clients opening connections in a loop while 6 restores run: every
+#   4 clients opening connections in a loop while 6 restores run (each
+#     replacing the service: the two names in turn): every
 #     request answered 200, no reset, no empty reply
 # Backend: l7_backend.py in be1.
 # Skips (exit 4) while klbctl or the kernel cannot create an http service.
@@ -29,6 +31,9 @@ cfg service add web vip $VIP4:80 proto tcp mode http pool pa
 # the idle connections below must outlive the first request's head timeout
 l7_sysctl http_header_timeout=120
 klbctl save >"$TMPD/a.conf"
+# the same service under another name: a restore replaces it
+sed 's/^service add web /service add web2 /' "$TMPD/a.conf" >"$TMPD/b.conf"
+check "the second file names the service web2" grep -q '^service add web2 ' "$TMPD/b.conf"
 active() { klbctl -j -s service show | jq -r '.[] | select(.name == "web") | .stats.active_conns'; }
 check "the configuration saved" test -s "$TMPD/a.conf"
 
@@ -55,12 +60,14 @@ ipid=$!
 poll_until 30 grep -q '^open' "$TMPD/idle.out" || diag "the idle connections did not open"
 poll_until 20 eval '[ "$(active)" -ge 20 ]' ||
 	diag "the service has $(active) connections open"
-check "restore with 20 connections accepted and idle" klbctl restore -f "$TMPD/a.conf"
+check "restore replacing the service with 20 connections accepted and idle" klbctl restore -f "$TMPD/b.conf"
 touch "$TMPD/go"
 wait $ipid
 diag "idle connections after the restore: $(grep -v open "$TMPD/idle.out" | sort | uniq -c | tr '\n' ' ')"
 check_eq "20 connections opened before the restore: each answered 200 after it" \
 	"$(grep -c '^200$' "$TMPD/idle.out")" 20
+
+check "restore the first file (the service web again)" klbctl restore -f "$TMPD/a.conf"
 
 # ---- new connections while restores run -------------------------------------------------
 rm -f "$TMPD/go"
@@ -95,7 +102,9 @@ q0=$(l7_stat web .requests)
 poll_until 30 eval '[ $(( $(l7_stat web .requests) - q0 )) -ge 20 ]' || diag "the client loop is slow to start"
 fails=0
 for i in 1 2 3 4 5 6; do
-	klbctl restore -f "$TMPD/a.conf" || fails=$((fails + 1))
+	f=$TMPD/a.conf
+	[ $((i % 2)) = 1 ] && f=$TMPD/b.conf
+	klbctl restore -f "$f" || fails=$((fails + 1))
 	sleep 0.3
 done
 check_eq "6 restores under a connection loop" $fails 0

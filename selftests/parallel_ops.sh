@@ -26,11 +26,12 @@ backends_start
 klb_load
 check "expire_nodest_conn=1" lb sysctl -qw net.klb.expire_nodest_conn=1
 
-# web: pool web with the real backends and service web on it
+# web [NAME]: pool NAME (web) with the real backends and service NAME on it
 web() {
-	echo "pool add web"
-	for i in $(seq 1 "$NBE"); do echo "backend add web $(be4 "$i"):80"; done
-	echo "service add web vip $VIP4:80 proto tcp mode nat pool web"
+	local n=${1:-web}
+	echo "pool add $n"
+	for i in $(seq 1 "$NBE"); do echo "backend add $n $(be4 "$i"):80"; done
+	echo "service add $n vip $VIP4:80 proto tcp mode nat pool $n"
 }
 # many: N pools of one backend each (klbctl -b), and web
 {
@@ -40,7 +41,10 @@ web() {
 	}'
 	web
 } >"$TMPD/many.batch"
-web >"$TMPD/web.conf"
+# what the restore installs: the same under another name, so that it
+# removes the service web and its pool (a restore keeps what has the same
+# name, with its connections) and every one of the N pools
+web www >"$TMPD/web.conf"
 
 # timed VAR CMD...: run CMD, put its duration in ms in VAR
 timed() {
@@ -74,7 +78,7 @@ timed t_restore klbctl restore <"$TMPD/web.conf"
 check_eq "restore of one pool over $N pools: exit 0" "$?" 0
 diag "restore replacing $N pools (3 live connections): $t_restore ms"
 check_eq "pools after the restore" "$(pools)" 1
-check_eq "the old service's connections are gone" "$(conn_count web)" 0
+check_eq "the old service's connections are gone" "$(conn_count)" 0
 for i in 1 2 3; do hold_release "$i" >/dev/null; done
 
 klbctl flush

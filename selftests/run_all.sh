@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export KLB_SRC=${KLB_SRC:-$(dirname "$here")}
 # bulk.sh alone takes up to ~10 min when two emulated boots share the cores
 per_test_timeout=${KLB_TEST_TIMEOUT:-1200}
-bad='WARNING:|BUG:|Oops|general protection|klb: leaked|kmemleak|UBSAN|Objects remaining|Kernel panic|Call Trace|refcount_t:|list_add corruption|list_del corruption|slab error|Poison overwritten|Redzone'
+bad='WARNING:|BUG:|Oops|general protection|klb: leaked|UBSAN|Objects remaining|Kernel panic|Call Trace|refcount_t:|list_add corruption|list_del corruption|slab error|Poison overwritten|Redzone'
 
 if [ $# -gt 0 ]; then
 	tests=()

@@ -9,7 +9,7 @@ pkgs=(
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static kmod cpio iproute2 procps util-linux
 	nginx-light curl wrk socat ethtool python3 python3-yaml jq nftables iputils-ping openssl
-	haproxy ipvsadm iperf3 gnuplot-nox linux-perf
+	haproxy ipvsadm iperf3 gnuplot-nox linux-perf python3-websockets
 	clang llvm libclang-rt-14-dev sparse
 	dkms systemd man-db bash-completion prometheus
 )

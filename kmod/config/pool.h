@@ -28,6 +28,8 @@ struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
 /* Link a pool built by klb_pool_create() into the live configuration. */
 void klb_pool_add(struct klb_net *kn, struct klb_pool *pool);
 int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched);
+/* What sh and mh hash (enum klb_hash): republished; on error unchanged. */
+int klb_pool_set_hash(struct klb_net *kn, struct klb_pool *pool, u8 hash);
 /* Unlink and free @pool, refused (-EBUSY, with a message) while in use. */
 int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
 		 struct netlink_ext_ack *extack);

@@ -4,16 +4,18 @@
  *
  * A restore builds the new pools and services off to the side (struct
  * klb_staged), with the very code and checks of the single-object commands
- * but against the staged lists, and only when all of it is valid swaps it
- * in. On any error the staged objects are freed and nothing changed. The
- * swap hashes the new services first, ahead of the old ones, so each
+ * but against the staged lists, and only when all of it is valid applies
+ * the difference (apply.c): what stays keeps its objects, connections and
+ * counters. On any error the staged objects are freed and nothing changed.
+ * New services are hashed ahead of the old ones they replace, so each
  * virtual address goes from the old service to the new one without a
  * moment with neither.
  *
- * Staged http and tls services (with their rules, which name staged pools)
- * open their listeners before the swap, next to the old ones (the engine
- * uses SO_REUSEPORT), because opening a socket can fail and the swap must
- * not; the old services then close theirs as they are destroyed.
+ * New http and tls services (with their rules, which name staged pools)
+ * open their listeners before the apply, next to the old ones (the engine
+ * uses SO_REUSEPORT), because opening a socket can fail and the apply must
+ * not; the old services then close theirs as they are removed. Services
+ * that stay keep their listener.
  */
 #include "config/pool.h"
 #include "config/restore.h"
@@ -105,31 +107,6 @@ void klb_staged_abort(struct klb_net *kn, struct klb_staged *st)
 	klb_staged_destroy(kn, st, false);
 }
 
-static void klb_staged_swap(struct klb_net *kn, struct klb_staged *st)
-{
-	struct klb_service *svc;
-	struct klb_pool *pool;
-	u32 npools = 0, nservices = 0;
-
-	list_for_each_entry(svc, &st->services, node) {
-		klb_vip_hash(kn, svc);
-		nservices++;
-	}
-	list_for_each_entry(pool, &st->pools, node)
-		npools++;
-
-	klb_config_clear(kn, true);
-	/* The staged pools' probes were allocated as they were built. */
-	list_for_each_entry(pool, &st->pools, node)
-		klb_health_pool_start(kn, pool);
-	list_splice_tail_init(&st->pools, &kn->pools);
-	list_splice_tail_init(&st->services, &kn->services);
-	kn->npools = npools;
-	kn->nservices = nservices;
-	klb_hooks_sync(kn, nservices);	/* unregistering cannot fail */
-	klb_config_changed(kn);
-}
-
 /*
  * Open the listeners of the staged http and tls services. *@started: one
  * was opened, or tried to.
@@ -141,6 +118,9 @@ static int klb_staged_start(struct klb_net *kn, struct klb_staged *st,
 	int err;
 
 	list_for_each_entry(svc, &st->services, node) {
+		/* One that stays keeps its listener and its sessions. */
+		if (klb_staged_keeps(kn, svc))
+			continue;
 		*started |= klb_mode_l7(svc->mode);
 		err = klb_service_start(kn, svc, extack);
 		if (err) {
@@ -171,7 +151,9 @@ int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
 		klb_err(extack, NULL, "cannot register netfilter hooks");
 		goto err_staged;
 	}
-	klb_staged_swap(kn, st);
+	klb_staged_apply(kn, st);	/* cannot fail */
+	klb_hooks_sync(kn, kn->nservices);	/* unregistering cannot fail */
+	klb_config_changed(kn);
 	return 0;
 
 err_staged:

@@ -29,6 +29,19 @@ int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
 /* Free everything staged (a refused restore). */
 void klb_staged_abort(struct klb_net *kn, struct klb_staged *st);
 
+/*
+ * apply.c: the live service that the staged @staged keeps in place (same
+ * name and identity), or NULL: @staged is new.
+ */
+struct klb_service *klb_staged_keeps(struct klb_net *kn,
+				     struct klb_service *staged);
+/*
+ * apply.c: make the live configuration the staged one, keeping what both
+ * have (restore.c checked all of it and opened the new listeners first).
+ * Cannot fail; empties @st.
+ */
+void klb_staged_apply(struct klb_net *kn, struct klb_staged *st);
+
 /* Remove every service and pool (FLUSH). */
 void klb_config_flush(struct klb_net *kn);
 /* The netns is going away: its hooks and connections are already gone. */

@@ -143,3 +143,23 @@ void klb_rules_clear(struct klb_net *kn, struct klb_service *svc)
 		set->e[i].pool->users--;
 	klb_rules_publish(kn, svc, NULL);
 }
+
+/*
+ * A restore keeps @to and gives it the rules of @from, its staged twin,
+ * which is never seen by the engine and goes away: one store, so no
+ * request is routed without rules in between. The pools of @to's old
+ * rules lose a user each; @from's keep theirs, now @to's.
+ */
+void klb_rules_move(struct klb_net *kn, struct klb_service *to,
+		    struct klb_service *from)
+{
+	struct klb_rule_set *old = klb_service_rules(kn, to);
+	u32 i;
+
+	klb_assert_locked(kn);
+
+	for (i = 0; old && i < old->n; i++)
+		old->e[i].pool->users--;
+	klb_rules_publish(kn, to, klb_service_rules(kn, from));
+	RCU_INIT_POINTER(from->rules, NULL);
+}

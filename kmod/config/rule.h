@@ -20,5 +20,8 @@ int klb_rule_append(struct klb_net *kn, struct klb_service *svc,
 int klb_rule_del(struct klb_net *kn, struct klb_service *svc, u32 index,
 		 const struct nlattr *attr, struct netlink_ext_ack *extack);
 void klb_rules_clear(struct klb_net *kn, struct klb_service *svc);
+/* A restore: @to takes the rules of @from, its staged twin, in one store. */
+void klb_rules_move(struct klb_net *kn, struct klb_service *to,
+		    struct klb_service *from);
 
 #endif /* _KLB_CONFIG_RULE_H */

@@ -14,6 +14,7 @@
  */
 #include <linux/slab.h>
 
+#include "acl.h"
 #include "flow.h"
 #include "config/pool.h"
 #include "config/quota.h"
@@ -160,6 +161,7 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 
 	if (cfg->rules)
 		klb_rules_attach(kn, svc, cfg->rules);
+	RCU_INIT_POINTER(svc->acl, cfg->acl);
 	return svc;
 
 err_quota:
@@ -168,6 +170,7 @@ err_quota:
 err_rules:
 	if (cfg->rules)
 		klb_rule_set_destroy(cfg->rules);
+	klb_acl_destroy(cfg->acl);
 	return svc;
 }
 
@@ -348,6 +351,16 @@ void klb_service_set_persist(struct klb_net *kn, struct klb_service *svc,
 	klb_assert_locked(kn);
 	WRITE_ONCE(svc->persist_mask, mask);
 	WRITE_ONCE(svc->persist_timeout, timeout);
+}
+
+void klb_service_set_acl(struct klb_net *kn, struct klb_service *svc,
+			 struct klb_acl *acl)
+{
+	struct klb_acl *old;
+
+	klb_assert_locked(kn);
+	old = rcu_replace_pointer(svc->acl, acl, lockdep_is_held(&kn->lock));
+	klb_acl_free(old);
 }
 
 void klb_service_set_proxy_protocol(struct klb_net *kn,

@@ -27,6 +27,8 @@ struct klb_service_cfg {
 	 * whether it succeeds or not.
 	 */
 	struct klb_rule_set *rules;
+	/* Source lists (NULL: none); klb_service_create() takes it over. */
+	struct klb_acl *acl;
 };
 
 /* The service named @name on @services (live or staged), or NULL. */
@@ -55,6 +57,9 @@ int klb_service_set_pool(struct klb_net *kn, struct klb_service *svc,
 /* Persistence of new connections; existing entries keep their backend. */
 void klb_service_set_persist(struct klb_net *kn, struct klb_service *svc,
 			     u32 timeout, u8 mask);
+/* Replace the source lists (@acl may be NULL: none); the old freed. */
+void klb_service_set_acl(struct klb_net *kn, struct klb_service *svc,
+			 struct klb_acl *acl);
 /* Read by each new session of an http service: one store. */
 void klb_service_set_proxy_protocol(struct klb_net *kn,
 				    struct klb_service *svc, u8 version);

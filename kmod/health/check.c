@@ -135,8 +135,7 @@ void klb_health_kick(struct klb_net *kn, unsigned long delay)
 		queue_delayed_work(klb_health_wq, &kn->health_work, delay);
 }
 
-/* Have the health work republish @pool. */
-static void klb_health_mark(struct klb_net *kn, struct klb_pool *pool)
+void klb_health_mark(struct klb_net *kn, struct klb_pool *pool)
 {
 	set_bit(KLB_POOL_HEALTH_DIRTY, &pool->health_dirty);
 	klb_health_kick(kn, 0);
@@ -302,6 +301,29 @@ int klb_health_backend_added(struct klb_net *kn, struct klb_pool *pool,
 	if (pool->health_live)
 		klb_probe_start(be->probe);
 	return 0;
+}
+
+/*
+ * A restore keeps @to and gives it @be, staged in @from: the probe that
+ * was allocated for @from's check (not started: @from never went live)
+ * goes with it when @to has the same check, so nothing can fail here.
+ */
+void klb_health_backend_moved(struct klb_net *kn, struct klb_pool *from,
+			      struct klb_pool *to, struct klb_backend *be)
+{
+	klb_assert_locked(kn);
+	if (be->probe && (!to->check ||
+			  memcmp(to->check, from->check, sizeof(*to->check)))) {
+		klb_probe_free(be->probe);
+		be->probe = NULL;
+	}
+	klb_health_passive_copy(kn, to, be);
+	if (!be->probe)
+		return;
+	be->probe->pool = to;
+	be->probe->cfg = to->check;
+	if (to->health_live)
+		klb_probe_start(be->probe);
 }
 
 void klb_health_backend_removed(struct klb_net *kn, struct klb_backend *be)

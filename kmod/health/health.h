@@ -67,6 +67,8 @@ int klb_health_set_passive(struct klb_net *kn, struct klb_pool *pool,
 /* @be joins @pool: it takes the pool's passive settings. */
 void klb_health_passive_copy(struct klb_net *kn, struct klb_pool *pool,
 			     struct klb_backend *be);
+/* Have the health work republish @pool (soon, and again until it works). */
+void klb_health_mark(struct klb_net *kn, struct klb_pool *pool);
 /* Run the netns's health work after @delay jiffies (0: at once). Any context. */
 void klb_health_kick(struct klb_net *kn, unsigned long delay);
 
@@ -90,6 +92,13 @@ void klb_health_pool_free(struct klb_net *kn, struct klb_pool *pool);
 /* A backend joins @pool: its probe (if the pool has a check). */
 int klb_health_backend_added(struct klb_net *kn, struct klb_pool *pool,
 			     struct klb_backend *be);
+/*
+ * A restore keeps the live @to and gives it @be, staged in @from (whose
+ * check equals @to's, or @be loses the probe it had): it takes @to's
+ * passive settings and its probe goes along. Cannot fail.
+ */
+void klb_health_backend_moved(struct klb_net *kn, struct klb_pool *from,
+			      struct klb_pool *to, struct klb_backend *be);
 /* A backend leaves @pool: its probe stops, nothing of it runs after. */
 void klb_health_backend_removed(struct klb_net *kn, struct klb_backend *be);
 /* The last failure of @be in words ("http check: status 503"), or "". */

@@ -37,6 +37,7 @@
 #include "l4/fnat.h"
 #include "l4/hooks.h"
 #include "l4/icmp.h"
+#include "acl.h"
 #include "l4/nat.h"
 #include "l4/persist.h"
 #include "l4/vip.h"
@@ -83,6 +84,11 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 			    KLB_TCP_FIN)) != KLB_TCP_SYN) {
 		/* Only a fresh SYN opens a TCP connection. */
 		klb_drop_count(svc, KLB_DROP_BAD_PACKET);
+		return NULL;
+	}
+	/* A service without source lists pays one load and test. */
+	if (!klb_acl_allows_flow(rcu_dereference(svc->acl), &p->flow)) {
+		klb_drop_count(svc, KLB_DROP_ACL);
 		return NULL;
 	}
 

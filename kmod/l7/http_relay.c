@@ -15,7 +15,9 @@
  * Response phases (hs->rphase):
  *   RP_HEAD  parse a head in bin; interim ones (1xx but 101, at most
  *            KLB_HTTP_MAX_INTERIM, then 502) go to 1.1 clients, the
- *            final one is rewritten into hout -> RP_BODY
+ *            final one is rewritten into hout -> RP_BODY; a 101 to a
+ *            request whose Upgrade was forwarded -> HS_TUNNEL
+ *            (http_tunnel.c), to any other request -> 502
  *   RP_BODY  relay the body per its framing -> RP_DONE
  *   RP_DONE  the exchange ends (http_exchange_end())
  */
@@ -414,10 +416,12 @@ static int http_response_head_done(struct http_session *hs)
 	u8 conn;
 
 	/*
-	 * We never forward Upgrade, and do not relay CONNECT tunnels: a
-	 * backend switching protocols anyway is broken.
+	 * A 101 is relayed only to a request whose Upgrade we forwarded,
+	 * and CONNECT tunnels not at all: a backend switching protocols
+	 * anyway is broken.
 	 */
-	if (m->body == KLB_HTTP_BODY_TUNNEL)
+	if (m->body == KLB_HTTP_BODY_TUNNEL &&
+	    !(m->status == 101 && hs->upgrade))
 		return http_bad_gateway(hs, KLB_L7_ERR_PARSE);
 	klb_l7_count_status(&hs->s, hs->be, m->status);
 	if (m->flags & KLB_HTTP_F_INTERIM)
@@ -429,6 +433,11 @@ static int http_response_head_done(struct http_session *hs)
 	klb_health_passive(hs->s.kn, hs->be,
 			   m->status >= 500 && m->status < 600 ?
 			   KLB_PASSIVE_5XX : KLB_PASSIVE_OK);
+	if (m->body == KLB_HTTP_BODY_TUNNEL) {
+		if (http_head_out(hs, KLB_HTTP_RW_CONN_UPGRADE, true))
+			return http_bad_gateway(hs, KLB_L7_ERR_PARSE);
+		return http_tunnel_begin(hs);
+	}
 
 	hs->client_keep = http_client_keep(hs);
 	if (!hs->client_keep)

@@ -20,18 +20,29 @@
  *                  the backend takes nothing for l7_idle_timeout -> 504
  *   HS_EXCHANGE  request body and response at once (http_relay.c)
  *                  response relayed -> HS_HEAD (keep-alive) or end
+ *                  101 to an upgrade request -> HS_TUNNEL
  *                  errors -> retry, a reply of ours, or end
  *   HS_REPLY     a response of our own; then end, lingering
+ *   HS_TUNNEL    the backend switched protocols (101) for a request that
+ *                asked to (http_tunnel.c): bytes both ways until both
+ *                sides closed, or l7_idle_timeout without a byte
  *
  * Memory is bounded per session whatever the message sizes: cin and bin
  * (client and backend bytes, the larger of a head and KLB_L7_BUF_SIZE),
- * hout (one head we write), and this struct. The three buffers exist only
- * while a request is in progress: allocated when its first byte is there
- * to read, freed when its exchange ends with nothing pipelined after it,
- * so a client connection idle (before its first request, or kept alive
- * between requests) holds this struct and its socket, nothing more. They
- * count against the netns's l7_mem_max_kb: over it, a request is answered
- * 503 without being read.
+ * hout (one head we write), and this struct. Buffers exist only while a
+ * request needs them, so that clients who are slow or idle cost little:
+ *   - idle (before the first request, or kept alive between two): this
+ *     struct and the socket, no buffer;
+ *   - reading a head: cin alone, KLB_HTTP_HEAD_BUF (1 KiB) from the
+ *     request's first byte, doubled each time a head does not fit, up to
+ *     http_max_header_size (the parser keeps offsets, so the head may
+ *     move): a slowloris client dribbling a short head holds 1 KiB;
+ *   - routed (head complete, a backend to contact): cin grown to the
+ *     relay size, bin and hout allocated (~41 KiB with the defaults);
+ *   - the exchange ends: all freed, or with a pipelined request after
+ *     it, bin and hout freed and cin kept (it holds those bytes).
+ * What is held is charged to the netns's l7_mem_max_kb as it is
+ * allocated: over it, the request is answered 503 (errors limit).
  *
  * A request may go to a second backend when the first one failed before
  * answering anything (connect refused or timed out, a pooled connection
@@ -176,7 +187,7 @@ static int http_bad_request(struct http_session *hs, int err)
 static void http_req_limits(struct http_session *hs)
 {
 	const struct klb_sysctl *sc = klb_l7_sysctl(&hs->s);
-	u32 h = min_t(u32, READ_ONCE(sc->http_max_header_size), hs->cin.cap);
+	u32 h = READ_ONCE(sc->http_max_header_size);
 
 	hs->req_lim.max_line = h;
 	hs->req_lim.max_head = h;
@@ -188,8 +199,7 @@ static void http_head_begin(struct http_session *hs)
 {
 	hs->state = HS_HEAD;
 	klb_http_req_init(&hs->req);
-	if (hs->cin.data)
-		http_req_limits(hs);
+	http_req_limits(hs);
 	hs->retried = false;
 	hs->req_sent = false;
 	hs->c2b_dead = false;
@@ -197,6 +207,7 @@ static void http_head_begin(struct http_session *hs)
 	hs->resp_started = false;
 	hs->client_keep = false;
 	hs->hout_to_client = false;
+	hs->upgrade = false;
 	hs->rphase = RP_HEAD;
 }
 
@@ -372,6 +383,8 @@ static bool http_follow(struct http_session *hs)
 	return true;
 }
 
+static int http_exchange_bufs_get(struct http_session *hs);
+
 /* A complete request head: rewrite it, pick its backend, connect. */
 static int http_route(struct http_session *hs)
 {
@@ -381,14 +394,21 @@ static int http_route(struct http_session *hs)
 	int n;
 
 	http_follow(hs);
+	/* Before anything points into cin: it may move. */
+	if (http_exchange_bufs_get(hs))
+		return http_reply(hs, 503);
 
+	/* Only a request that asks properly gets its Upgrade forwarded. */
+	hs->upgrade = klb_http_wants_upgrade(&hs->req);
 	n = klb_http_rewrite_req(hs->cin.data, &hs->req, hs->ip, hs->ip_len,
-				 hs->hout + KLB_PROXY_V2_MAX,
+				 hs->upgrade, hs->hout + KLB_PROXY_V2_MAX,
 				 hs->hout_cap - KLB_PROXY_V2_MAX);
 	if (n < 0)
 		return http_bad_request(hs, KLB_HTTP_E_HEAD_TOO_LARGE);
 	hs->hout_len = KLB_PROXY_V2_MAX + n;
 
+	if (!klb_l7_source_allowed(s))
+		return http_reply(hs, 403);
 	klb_rule_input_http(&in, hs->cin.data, &hs->req);
 	http_cookie_read(hs);
 	be = klb_l7_pick(s, &in, NULL, hs->ck_valid ? &hs->ck_id : NULL);
@@ -404,10 +424,33 @@ static int http_route(struct http_session *hs)
 	hs->cin.pos = hs->cin.base;
 	hs->cin.fed = hs->cin.base;
 	http_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
-	return http_connect(hs, http_idempotent(hs->req.method_id));
+	/*
+	 * An upgrade may turn the connection into a tunnel that is never
+	 * given back: it takes a fresh one, not one from the pool.
+	 */
+	return http_connect(hs, !hs->upgrade &&
+			    http_idempotent(hs->req.method_id));
 }
 
-static int http_bufs_get(struct http_session *hs);
+static int http_cin_grow(struct http_session *hs, u32 cap);
+
+/*
+ * cin is full (or absent) with a head not complete: grow it to the next
+ * size. Leading CRLFs and a head can just outgrow the head limit: 431.
+ * false: it could not grow, the answer is under way (HS_REPLY).
+ */
+static bool http_head_grow(struct http_session *hs)
+{
+	u32 cap = klb_http_head_buf_next(hs->cin.cap, hs->req_lim.max_head);
+
+	if (!cap)
+		http_bad_request(hs, KLB_HTTP_E_HEAD_TOO_LARGE);
+	else if (http_cin_grow(hs, cap))
+		http_reply(hs, 503);
+	else
+		return true;
+	return false;
+}
 
 static int http_st_head(struct http_session *hs)
 {
@@ -415,15 +458,20 @@ static int http_st_head(struct http_session *hs)
 	struct http_buf *b = &hs->cin;
 	int r, n;
 
-	/* Buffers when the request's first byte is there, not before. */
+	/* A buffer when the request's first byte is there, not before. */
 	if (!b->data) {
 		if (!klb_l7_readable(&s->client)) {
 			if (klb_l7_sock_dead(&s->client))
 				return HS_END;
 			goto wait;
 		}
-		if (http_bufs_get(hs))
-			return http_reply(hs, 503);
+		b->cap = 0;
+		b->len = 0;
+		b->pos = 0;
+		b->fed = 0;
+		b->base = 0;
+		if (!http_head_grow(hs))
+			return HS_NEXT;
 	}
 	for (;;) {
 		if (b->len) {
@@ -433,10 +481,9 @@ static int http_st_head(struct http_session *hs)
 				return http_route(hs);
 			if (r < 0)
 				return http_bad_request(hs, r);
-			/* Leading CRLFs and a head can just outgrow cin. */
-			if (b->len == b->cap)
-				return http_bad_request(hs,
-							KLB_HTTP_E_HEAD_TOO_LARGE);
+			/* Offsets only: the head may move to a larger cin. */
+			if (b->len == b->cap && !http_head_grow(hs))
+				return HS_NEXT;
 		}
 		if (hs->client_eof)
 			return HS_END;	/* nothing, or half a head: no answer */
@@ -531,14 +578,17 @@ static int http_st_send(struct http_session *hs)
 /*
  * The response is relayed. The backend connection is parked (or kept,
  * PROXY v2) only if nothing about it is in doubt: a persistent response,
- * the request all sent, nothing read past the response.
+ * the request all sent, nothing read past the response, and no Upgrade
+ * forwarded on it (the backend declined to switch, but a connection that
+ * was offered one is not shared).
  */
 static void http_upstream_done(struct http_session *hs)
 {
 	bool tidy = hs->req_sent && !hs->c2b_dead &&
 		    hs->bin.fed == hs->bin.len;
 
-	if (!tidy || !(hs->resp.flags & KLB_HTTP_F_PERSISTENT)) {
+	if (!tidy || !(hs->resp.flags & KLB_HTTP_F_PERSISTENT) ||
+	    hs->upgrade) {
 		/* A backend still owed request bytes would wait for them. */
 		klb_upstream_close(hs->up, !tidy);
 		hs->up = NULL;
@@ -549,7 +599,7 @@ static void http_upstream_done(struct http_session *hs)
 	}
 }
 
-static void http_bufs_put(struct http_session *hs);
+static void http_exchange_bufs_put(struct http_session *hs);
 
 /* Pipelined bytes after the request go to the front of cin. */
 static void http_next_request(struct http_session *hs)
@@ -557,11 +607,16 @@ static void http_next_request(struct http_session *hs)
 	struct http_buf *b = &hs->cin;
 	u32 n = b->len - b->fed;
 
-	/* Idle until the next request: no buffer (allocated again then). */
-	if (!n)
+	/*
+	 * Idle until the next request: no buffer (allocated again then).
+	 * A pipelined head keeps cin, the rest waits for it to be routed.
+	 */
+	if (!n) {
 		http_bufs_put(hs);
-	else
+	} else {
+		http_exchange_bufs_put(hs);
 		memmove(b->data, b->data + b->fed, n);
+	}
 	b->len = n;
 	b->pos = 0;
 	b->fed = 0;
@@ -613,30 +668,75 @@ static int http_st_reply(struct http_session *hs)
 
 /* ---- the session ops -------------------------------------------------------------- */
 
-static void http_bufs_put(struct http_session *hs)
+/* bin and hout: only while a request is routed. */
+static void http_exchange_bufs_put(struct http_session *hs)
 {
-	kvfree(hs->cin.data);
+	u32 held = (hs->bin.data ? hs->bin.cap : 0) +
+		   (hs->hout ? hs->hout_cap : 0);
+
 	kvfree(hs->bin.data);
 	kvfree(hs->hout);
-	hs->cin.data = NULL;
 	hs->bin.data = NULL;
 	hs->hout = NULL;
+	klb_l7_mem_uncharge(&hs->s, held);
+	hs->mem -= held;
+}
+
+void http_bufs_put(struct http_session *hs)
+{
+	http_exchange_bufs_put(hs);
+	kvfree(hs->cin.data);
+	hs->cin.data = NULL;
 	klb_l7_mem_uncharge(&hs->s, hs->mem);
 	hs->mem = 0;
 }
 
 /*
- * The buffers of a request, sized by the sysctls of now. -ENOBUFS: the
+ * Move cin to a buffer of @cap bytes (larger), its bytes and offsets
+ * kept, the growth charged. -ENOBUFS: the netns is at l7_mem_max_kb
+ * (counted); -ENOMEM. Either way cin is as it was.
+ */
+static int http_cin_grow(struct http_session *hs, u32 cap)
+{
+	struct http_buf *b = &hs->cin;
+	u32 more = cap - (b->data ? b->cap : 0);
+	u8 *data;
+
+	if (klb_l7_mem_charge(&hs->s, more))
+		return -ENOBUFS;
+	data = kvmalloc(cap, GFP_KERNEL);
+	if (!data) {
+		klb_l7_mem_uncharge(&hs->s, more);
+		return -ENOMEM;
+	}
+	if (b->len)
+		memcpy(data, b->data, b->len);
+	kvfree(b->data);
+	b->data = data;
+	b->cap = cap;
+	hs->mem += more;
+	return 0;
+}
+
+/*
+ * A routed request's buffers, sized by the sysctls of now: cin grown to
+ * the relay size (a body goes through it), bin and hout. -ENOBUFS: the
  * netns is at l7_mem_max_kb (counted); -ENOMEM.
  */
-static int http_bufs_get(struct http_session *hs)
+static int http_exchange_bufs_get(struct http_session *hs)
 {
 	struct klb_l7_session *s = &hs->s;
 	u32 h = READ_ONCE(klb_l7_sysctl(s)->http_max_header_size);
 	u32 r = max_t(u32, h, HTTP_RESP_HEAD_MIN);
+	u32 cin_cap = max_t(u32, h, KLB_L7_BUF_SIZE);
 	size_t mem;
+	int err;
 
-	hs->cin.cap = max_t(u32, h, KLB_L7_BUF_SIZE);
+	if (cin_cap > hs->cin.cap) {
+		err = http_cin_grow(hs, cin_cap);
+		if (err)
+			return err;
+	}
 	hs->bin.cap = max_t(u32, r, KLB_L7_BUF_SIZE);
 	/*
 	 * Room for what a rewrite adds: it can never run out of buffer. The
@@ -645,25 +745,23 @@ static int http_bufs_get(struct http_session *hs)
 	 */
 	hs->hout_cap = KLB_PROXY_V2_MAX + r + KLB_HTTP_RW_GROWTH +
 		       KLB_HTTP_RW_COOKIE_GROWTH;
-	mem = (size_t)hs->cin.cap + hs->bin.cap + hs->hout_cap;
+	mem = (size_t)hs->bin.cap + hs->hout_cap;
 	if (klb_l7_mem_charge(s, mem))
 		return -ENOBUFS;
-	hs->mem = mem;
-	hs->cin.data = kvmalloc(hs->cin.cap, GFP_KERNEL);
 	hs->bin.data = kvmalloc(hs->bin.cap, GFP_KERNEL);
 	hs->hout = kvmalloc(hs->hout_cap, GFP_KERNEL);
-	if (!hs->cin.data || !hs->bin.data || !hs->hout) {
-		http_bufs_put(hs);
+	if (!hs->bin.data || !hs->hout) {
+		kvfree(hs->bin.data);
+		kvfree(hs->hout);
+		hs->bin.data = NULL;
+		hs->hout = NULL;
+		klb_l7_mem_uncharge(s, mem);
 		return -ENOMEM;
 	}
-	hs->cin.len = 0;
-	hs->cin.pos = 0;
-	hs->cin.fed = 0;
-	hs->cin.base = 0;
+	hs->mem += mem;
 	hs->resp_lim.max_line = r;
 	hs->resp_lim.max_head = r;
 	hs->resp_lim.max_fields = r;	/* bounded by the head size */
-	http_req_limits(hs);
 	return 0;
 }
 
@@ -693,6 +791,8 @@ static int http_step(struct http_session *hs)
 		return http_exchange(hs);
 	case HS_REPLY:
 		return http_st_reply(hs);
+	case HS_TUNNEL:
+		return http_tunnel(hs);
 	}
 	return HS_END;
 }

@@ -2,8 +2,9 @@
 /*
  * The http service mode's session, shared by http_session.c (the state
  * machine: request heads, routing, backend connections, the end of an
- * exchange, generated answers) and http_relay.c (the exchange itself:
- * request body and response, both ways at once).
+ * exchange, generated answers), http_relay.c (the exchange itself:
+ * request body and response, both ways at once) and http_tunnel.c (a
+ * connection that switched protocols: WebSocket).
  */
 #ifndef _KLB_L7_HTTP_SESSION_H
 #define _KLB_L7_HTTP_SESSION_H
@@ -44,6 +45,7 @@ enum {
 	HS_SEND,	/* sending the request head to the backend */
 	HS_EXCHANGE,	/* request body and response, both ways */
 	HS_REPLY,	/* sending a response of our own, then close */
+	HS_TUNNEL,	/* switched protocols (101): bytes both ways */
 };
 
 /* What the armed timer stands for. */
@@ -91,7 +93,8 @@ struct http_session {
 	bool client_eof;		/* the client shut down its sending side */
 	bool yield;			/* out of budget: run again later */
 	bool inited;			/* http_init() ran */
-	u32 mem;			/* bytes of cin, bin and hout, charged */
+	bool upgrade;			/* the request's Upgrade was forwarded */
+	u32 mem;			/* bytes of cin, bin and hout held, charged */
 	u8 interim;			/* 1xx responses to this request so far */
 
 	/* The backend connection. */
@@ -123,6 +126,10 @@ struct http_session {
 	bool ck_valid;			/* ck_id is set */
 	u8 ck_name_len;			/* strlen(svc->cookie); 0: no cookie */
 
+	/* HS_TUNNEL: each direction, bytes read past the heads first. */
+	struct klb_l7_pipe tc2b;
+	struct klb_l7_pipe tb2c;
+
 	u8 ip[KLB_IP_TEXT_MAX];		/* client address, for X-Forwarded-For */
 	u8 ip_len;
 	long budget;			/* bytes this run may still relay */
@@ -149,13 +156,18 @@ void http_body_init(struct http_body *b, const struct klb_http_msg *m,
 int http_flush_head(struct http_session *hs, bool *progress);
 int http_exchange(struct http_session *hs);
 
-/* http_session.c, for http_relay.c */
+/* http_tunnel.c */
+int http_tunnel_begin(struct http_session *hs);
+int http_tunnel(struct http_session *hs);
+
+/* http_session.c, for http_relay.c and http_tunnel.c */
 bool http_set_cookie(struct http_session *hs, struct klb_http_set_cookie *ck);
 void http_arm(struct http_session *hs, u8 mode);
 int http_reply(struct http_session *hs, u16 status);
 int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr);
 void http_upstream_abort(struct http_session *hs);
 void http_put_backend(struct http_session *hs);
+void http_bufs_put(struct http_session *hs);
 int http_exchange_end(struct http_session *hs);
 
 /* http_abort() @how */

@@ -13,6 +13,7 @@
  *  - sock.c      a kernel TCP socket whose events queue a work item
  *  - upstream.c  connections to backends, and the per-backend idle pool
  *                that keeps them alive across client connections
+ *  - pump.c      one direction of a byte relay (tls, upgraded http)
  *  - route.c     the pool a request or a ClientHello goes to (rules)
  *  - parse/      pure code, also built in userspace: HTTP heads, the TLS
  *                ClientHello, rule matching, head rewriting
@@ -89,6 +90,28 @@ void klb_l7_shutdown_write(struct klb_l7_sock *s);
 bool klb_l7_readable(const struct klb_l7_sock *s);
 /* The peer closed or reset, or the socket is not connected. */
 bool klb_l7_sock_dead(const struct klb_l7_sock *s);
+
+/* ---- a byte relay, one direction (pump.c) ------------------------------ */
+
+struct klb_l7_pipe {
+	const u8 *buf;		/* bytes to send first (not owned), or NULL */
+	u32 off;		/* the next of them to send */
+	u32 len;
+	bool eof;		/* the source closed */
+	bool shut;		/* its end was passed on to the destination */
+};
+
+/*
+ * Move what can be moved from @from to @to: @p's bytes in hand first,
+ * then straight from socket to socket without a copy, at most *@budget
+ * bytes (decremented); at the source's end shut down @to's sending side.
+ * Returns 0 when blocked (a socket event comes) or done (@p->shut),
+ * -EAGAIN when out of budget with more to move, other -errno when a
+ * stream broke. *@progress is set if a byte moved; *@bytes counts them.
+ */
+int klb_l7_pump(struct klb_l7_sock *from, struct klb_l7_sock *to,
+		struct klb_l7_pipe *p, long *budget, bool *progress,
+		u64 *bytes);
 
 /* ---- client sessions (net.c) ------------------------------------------ */
 
@@ -192,6 +215,12 @@ klb_l7_sysctl(const struct klb_l7_session *s)
  * scheduler picks. Returns a referenced backend (put it with
  * klb_backend_put()) or NULL when none is usable. Process context.
  */
+/*
+ * May the session's client use its service (the service's source lists)?
+ * If not, counted as a drop (KLB_STATS_A_DROP_ACL): http answers 403, tls
+ * closes. Checked per request, so a list changed mid keep-alive applies.
+ */
+bool klb_l7_source_allowed(struct klb_l7_session *s);
 struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 				const struct klb_rule_input *in,
 				struct klb_backend *avoid, const u64 *want);

@@ -25,6 +25,7 @@
 #include <net/ip6_route.h>
 #include <net/route.h>
 
+#include "acl.h"
 #include "l7/l7.h"
 #include "l7/route.h"
 #include "sched/table.h"
@@ -408,6 +409,21 @@ static void klb_l7_sessions_kick(struct klb_l7_net *l7,
 }
 
 /* ---- backend choice ------------------------------------------------------ */
+
+bool klb_l7_source_allowed(struct klb_l7_session *s)
+{
+	bool ok;
+
+	rcu_read_lock();
+	ok = klb_acl_allows_flow(rcu_dereference(s->svc->acl), &s->flow);
+	rcu_read_unlock();
+	if (!ok) {
+		local_bh_disable();	/* per-CPU counters, as the datapath's */
+		klb_stats_drop(s->svc->stats, KLB_DROP_ACL);
+		local_bh_enable();
+	}
+	return ok;
+}
 
 struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 				const struct klb_rule_input *in,

@@ -7,30 +7,25 @@
  * and once the backend connection is up the bytes received so far are
  * its first bytes: the backend sees exactly what the client sent. From
  * then on the session relays both ways, socket to socket without a copy
- * (klb_l7_splice()), passing a half-close on, until both directions are
- * done. Memory is what the two sockets' buffers hold, nothing more: the
- * hello's buffer is allocated when its first byte is there, counted
- * against l7_mem_max_kb, and freed as soon as the hello is sent.
+ * (klb_l7_pump()), passing a half-close on, until both directions are
+ * done. With proxy-protocol v2 a PROXY header naming the client goes in
+ * front of the hello, so the backend's first bytes are that header.
+ * Memory is what the two sockets' buffers hold, nothing more: the
+ * hello's buffer is allocated when its first byte is there (512 bytes,
+ * doubled each time it is full while the records need more), counted
+ * against l7_mem_max_kb as it grows, and freed as soon as the hello is
+ * sent.
  */
 #include <linux/slab.h>
 
 #include "l7/l7.h"
+#include "l7/parse/http_rewrite.h"
 #include "l7/parse/tls_sni.h"
 
 enum klb_tls_state {
 	KLB_TLS_HELLO,		/* reading the ClientHello */
 	KLB_TLS_CONNECTING,	/* backend connection under way */
 	KLB_TLS_RELAY,		/* bytes both ways */
-};
-
-/* One direction of the relay; only the client's holds a buffer (the hello). */
-struct klb_tls_dir {
-	u8 *buf;
-	u32 cap;
-	u32 off;		/* next byte to send */
-	u32 len;		/* bytes in buf */
-	bool eof;		/* source closed */
-	bool shut;		/* end passed on to the destination */
 };
 
 struct klb_tls_session {
@@ -40,8 +35,15 @@ struct klb_tls_session {
 	bool active;			/* counted in be->active_conns */
 	struct klb_backend *be;
 	struct klb_upstream *up;
-	struct klb_tls_dir c2b;		/* client -> backend; holds the hello first */
-	struct klb_tls_dir b2c;
+	/*
+	 * The ClientHello as read, until it is sent; with PROXY v2 the
+	 * header goes in front of it once the backend is connected.
+	 */
+	u8 *buf;
+	u32 cap;
+	u32 len;
+	struct klb_l7_pipe c2b;		/* client -> backend; buf goes first */
+	struct klb_l7_pipe b2c;
 	struct klb_tls_hello hello;
 };
 
@@ -53,35 +55,34 @@ static struct klb_tls_session *klb_tls(struct klb_l7_session *s)
 	return container_of(s, struct klb_tls_session, s);
 }
 
-static int klb_tls_grow(struct klb_tls_session *t, struct klb_tls_dir *d,
-			u32 cap)
+static int klb_tls_grow(struct klb_tls_session *t, u32 cap)
 {
 	u8 *buf;
 
-	if (cap <= d->cap)
+	if (cap <= t->cap)
 		return 0;
-	if (klb_l7_mem_charge(&t->s, cap - d->cap))
+	if (klb_l7_mem_charge(&t->s, cap - t->cap))
 		return -ENOBUFS;
-	buf = krealloc(d->buf, cap, GFP_KERNEL);
+	buf = krealloc(t->buf, cap, GFP_KERNEL);
 	if (!buf) {
-		klb_l7_mem_uncharge(&t->s, cap - d->cap);
+		klb_l7_mem_uncharge(&t->s, cap - t->cap);
 		return -ENOMEM;
 	}
-	d->buf = buf;
-	d->cap = cap;
+	t->buf = buf;
+	t->cap = cap;
 	return 0;
 }
 
 static void klb_tls_hello_free(struct klb_tls_session *t)
 {
-	struct klb_tls_dir *d = &t->c2b;
-
-	kfree(d->buf);
-	klb_l7_mem_uncharge(&t->s, d->cap);
-	d->buf = NULL;
-	d->cap = 0;
-	d->off = 0;
-	d->len = 0;
+	kfree(t->buf);
+	klb_l7_mem_uncharge(&t->s, t->cap);
+	t->buf = NULL;
+	t->cap = 0;
+	t->len = 0;
+	t->c2b.buf = NULL;
+	t->c2b.off = 0;
+	t->c2b.len = 0;
 }
 
 static bool klb_tls_fail(struct klb_tls_session *t, enum klb_l7_ctr why)
@@ -118,6 +119,12 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 	/* Its service stopped: the one that took its address over (restore). */
 	if (klb_l7_session_stopping(s))
 		klb_l7_session_follow(s);
+	if (!klb_l7_source_allowed(s)) {
+		if (avoid)
+			klb_backend_put(avoid);
+		t->be = NULL;
+		return true;	/* closed, nothing relayed */
+	}
 	t->be = klb_l7_pick(s, &in, avoid, NULL);
 	if (avoid)
 		klb_backend_put(avoid);
@@ -133,37 +140,67 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 static bool klb_tls_read_hello(struct klb_tls_session *t)
 {
 	struct klb_l7_session *s = &t->s;
-	struct klb_tls_dir *d = &t->c2b;
 	u32 need;
 	int n, ret;
 
 	if (klb_l7_session_expired(s))
 		return klb_tls_fail(t, KLB_L7_ERR_TIMEOUT);
 	/* No buffer before the first byte: idle connections hold none. */
-	if (!d->buf && !klb_l7_readable(&s->client))
+	if (!t->buf && !klb_l7_readable(&s->client))
 		return klb_l7_sock_dead(&s->client) ?
 		       klb_tls_fail(t, KLB_L7_ERR_RESET) : false;
 	for (;;) {
 		need = t->hello.need ? t->hello.need : 5;
-		if (klb_tls_grow(t, d, max_t(u32, need, 512)))
+		/*
+		 * Grown as the bytes come (doubled when full), not at once to
+		 * what a record header claims: a client that announces 16 KiB
+		 * and then trickles holds what it sent, 512 bytes at least.
+		 */
+		if (t->len == t->cap && need > t->cap &&
+		    klb_tls_grow(t, max_t(u32, 512,
+					  min_t(u32, need, t->cap * 2))))
 			return true;
-		if (d->len < need) {
-			n = klb_l7_recv(&s->client, d->buf + d->len, need - d->len);
+		if (t->len < need) {
+			n = klb_l7_recv(&s->client, t->buf + t->len,
+					min(need, t->cap) - t->len);
 			if (n == -EAGAIN)
 				return false;
 			if (n <= 0)	/* gone before saying hello */
 				return klb_tls_fail(t, KLB_L7_ERR_RESET);
-			d->len += n;
-			if (d->len < need)
+			t->len += n;
+			if (t->len < need)
 				continue;
 		}
-		ret = klb_tls_parse_hello(d->buf, d->len, &t->hello);
+		ret = klb_tls_parse_hello(t->buf, t->len, &t->hello);
 		if (ret == KLB_TLS_NEED_MORE)
 			continue;
 		if (ret < 0)
 			return klb_tls_fail(t, KLB_L7_ERR_PARSE);
 		return klb_tls_route(t, ret == KLB_TLS_OK);
 	}
+}
+
+/*
+ * PROXY protocol v2: the backend learns the client's address from a
+ * header in front of the ClientHello (the encoder of the http mode).
+ * Only now, once the connection is up: a retry elsewhere keeps the hello
+ * as read. -errno: no memory for it (counted by the charge).
+ */
+static int klb_tls_proxy_header(struct klb_tls_session *t)
+{
+	struct klb_l7_session *s = &t->s;
+	u8 hdr[KLB_PROXY_V2_MAX];
+	u32 n;
+
+	n = klb_proxy_v2_build(hdr, s->flow.family == AF_INET6,
+			       (const u8 *)&s->flow.saddr, ntohs(s->flow.sport),
+			       (const u8 *)&s->flow.daddr, ntohs(s->flow.dport));
+	if (klb_tls_grow(t, t->len + n))
+		return -ENOBUFS;
+	memmove(t->buf + n, t->buf, t->len);
+	memcpy(t->buf, hdr, n);
+	t->len += n;
+	return 0;
 }
 
 static bool klb_tls_connected(struct klb_tls_session *t)
@@ -190,65 +227,31 @@ static bool klb_tls_connected(struct klb_tls_session *t)
 	atomic_inc(&t->be->active_conns);
 	t->active = true;
 	t->state = KLB_TLS_RELAY;
-	t->c2b.off = 0;		/* the hello goes first */
+	if (READ_ONCE(s->svc->proxy_protocol) == 2 && klb_tls_proxy_header(t))
+		return true;
+	/* The hello (after a PROXY header) goes first. */
+	t->c2b.buf = t->buf;
+	t->c2b.off = 0;
+	t->c2b.len = t->len;
 	klb_l7_session_set_timeout(s, READ_ONCE(klb_l7_sysctl(s)->l7_idle_timeout));
 	return false;
-}
-
-/*
- * Move what can be moved from @from to @to: what is in @d's buffer first
- * (the ClientHello), then straight from socket to socket without a copy.
- * -EAGAIN: out of budget, more to do; other -errno: a broken stream.
- */
-static int klb_tls_pump(struct klb_l7_sock *from, struct klb_l7_sock *to,
-			struct klb_tls_dir *d, bool *progress, u64 *bytes)
-{
-	int n, budget = KLB_TLS_BUDGET;
-	bool dst_failed;
-
-	while (d->off < d->len) {
-		n = klb_l7_send(to, d->buf + d->off, d->len - d->off, false);
-		if (n == -EAGAIN)
-			return 0;
-		if (n < 0)
-			return n;
-		d->off += n;
-		*bytes += n;
-		*progress = true;
-	}
-	while (!d->eof) {
-		if (budget <= 0)
-			return -EAGAIN;
-		n = klb_l7_splice(from, to, budget, &dst_failed);
-		if (n == -EAGAIN)
-			return 0;
-		if (n < 0)
-			return n;
-		*progress = true;
-		if (!n)
-			d->eof = true;
-		*bytes += n;
-		budget -= n;
-	}
-	if (!d->shut) {
-		klb_l7_shutdown_write(to);
-		d->shut = true;
-	}
-	return 0;
 }
 
 static bool klb_tls_relay(struct klb_tls_session *t)
 {
 	struct klb_l7_session *s = &t->s;
+	long budget_in = KLB_TLS_BUDGET, budget_out = KLB_TLS_BUDGET;
 	bool progress = false;
 	u64 in = 0, out = 0;
 	int e1, e2;
 
-	e1 = klb_tls_pump(&s->client, &t->up->s, &t->c2b, &progress, &in);
+	e1 = klb_l7_pump(&s->client, &t->up->s, &t->c2b, &budget_in,
+			 &progress, &in);
 	/* The hello is sent: its buffer is not needed for the session's life. */
-	if (t->c2b.buf && t->c2b.off == t->c2b.len)
+	if (t->buf && t->c2b.off == t->c2b.len)
 		klb_tls_hello_free(t);
-	e2 = klb_tls_pump(&t->up->s, &s->client, &t->b2c, &progress, &out);
+	e2 = klb_l7_pump(&t->up->s, &s->client, &t->b2c, &budget_out,
+			 &progress, &out);
 	if (in || out)
 		klb_stats_l7_bytes(s->svc->stats, in, out);
 	if ((e1 && e1 != -EAGAIN) || (e2 && e2 != -EAGAIN))

@@ -8,6 +8,7 @@
 #include "events.h"
 #include "netlink/cmds.h"
 #include "netlink/parse.h"
+#include "sched/table.h"
 
 /*
  * Tell the events group the configuration was flushed (with what it had)
@@ -114,25 +115,50 @@ static int klb_restore_stage(struct klb_net *kn, const struct nlattr *config,
 	return 0;
 }
 
+/*
+ * The config's HASH_SEED, if any (the policy checked its length). Set
+ * before staging, so that the staged pools' tables use it; the old one
+ * is kept in @old for a failed restore to put back.
+ */
+static const struct nlattr *klb_restore_seed(struct klb_net *kn,
+					     const struct nlattr *config,
+					     siphash_key_t *old)
+{
+	const struct nlattr *seed;
+
+	seed = nla_find_nested(config, KLB_CONFIG_A_HASH_SEED);
+	*old = kn->hash_seed;
+	if (seed)
+		klb_sched_seed_key(nla_data(seed), &kn->hash_seed);
+	return seed;
+}
+
 int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 {
 	struct klb_net *kn = klb_nl_net(info);
+	const struct nlattr *seed;
 	struct klb_staged st;
+	siphash_key_t old;
 	int err;
 
 	if (klb_nl_missing(info->extack, NULL, info->attrs, KLB_A_CONFIG,
 			   "config"))
 		return -EINVAL;
+	seed = klb_restore_seed(kn, info->attrs[KLB_A_CONFIG], &old);
 	klb_staged_init(&st);
 	err = klb_restore_stage(kn, info->attrs[KLB_A_CONFIG], &st,
 				info->extack);
-	if (err) {
+	if (!err)
+		err = klb_staged_commit(kn, &st, info->extack);
+	else
 		klb_staged_abort(kn, &st);
+	if (err) {
+		kn->hash_seed = old;
 		return err;
 	}
-	err = klb_staged_commit(kn, &st, info->extack);
-	if (err)
-		return err;
+	/* Pools kept across the swap still hash with the old seed. */
+	if (seed && memcmp(&old, &kn->hash_seed, sizeof(old)))
+		klb_sched_seed_set(kn, nla_data(seed));
 	klb_nl_config_event(kn, KLB_EVENT_RESTORE, kn->npools, kn->nservices,
 			    klb_nl_nbackends(kn));
 	return 0;

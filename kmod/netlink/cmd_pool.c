@@ -89,9 +89,10 @@ int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info)
 		return PTR_ERR(pool);
 	has_passive = klb_nl_parse_passive(tb, &passive);
 	if (!tb[KLB_POOL_A_SCHED] && !tb[KLB_POOL_A_CHECK] &&
-	    !tb[KLB_POOL_A_ALL_UNHEALTHY] && !has_passive) {
+	    !tb[KLB_POOL_A_ALL_UNHEALTHY] && !tb[KLB_POOL_A_HASH] &&
+	    !has_passive) {
 		klb_err(info->extack, info->attrs[KLB_A_POOL],
-			"nothing to change: missing pool scheduler, check, all-unhealthy, passive or slowstart");
+			"nothing to change: missing pool scheduler, hash, check, all-unhealthy, passive or slowstart");
 		return -EINVAL;
 	}
 	if (tb[KLB_POOL_A_CHECK]) {
@@ -107,6 +108,9 @@ int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info)
 	if (tb[KLB_POOL_A_SCHED])
 		err = klb_pool_set_sched(kn, pool,
 					 nla_get_u8(tb[KLB_POOL_A_SCHED]));
+	if (!err && tb[KLB_POOL_A_HASH])
+		err = klb_pool_set_hash(kn, pool,
+					nla_get_u8(tb[KLB_POOL_A_HASH]));
 	if (!err && tb[KLB_POOL_A_CHECK])
 		err = klb_health_set_check(kn, pool, none ? NULL : check);
 	if (!err && tb[KLB_POOL_A_ALL_UNHEALTHY]) {

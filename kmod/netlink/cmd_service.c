@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* SERVICE_*: one service. */
+#include "acl.h"
+#include "netlink/acl_nl.h"
 #include "events.h"
 #include "netlink/cmds.h"
 #include "netlink/parse.h"
@@ -84,8 +86,9 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	struct klb_net *kn = klb_nl_net(info);
 	struct nlattr *tb[KLB_SERVICE_A_MAX + 1];
 	const struct nlattr *pp_attr;
+	struct klb_acl *acl = NULL;
 	struct klb_service *svc;
-	bool persist;
+	bool persist, has_acl;
 	const char *pool;
 	u32 timeout;
 	int err, i;
@@ -99,7 +102,7 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < ARRAY_SIZE(klb_service_fixed); i++) {
 		if (tb[klb_service_fixed[i]]) {
 			klb_err(info->extack, tb[klb_service_fixed[i]],
-				"only the pool, proxy protocol and persistence of a service can be changed");
+				"only the pool, proxy protocol, persistence and source lists of a service can be changed");
 			return -EOPNOTSUPP;
 		}
 	}
@@ -127,22 +130,31 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 		if (err)
 			return err;
 	}
+	has_acl = tb[KLB_SERVICE_A_ALLOW] || tb[KLB_SERVICE_A_DENY];
+	err = klb_nl_acl(tb, rcu_dereference_protected(svc->acl,
+						       lockdep_is_held(&kn->lock)),
+			 &acl, info->extack);
+	if (err)
+		return err;
 	if (tb[KLB_SERVICE_A_POOL]) {
 		err = klb_nl_name(tb[KLB_SERVICE_A_POOL], "pool", &pool,
 				  info->extack);
-		if (err)
+		if (!err)
+			err = klb_service_set_pool(kn, svc, pool,
+						   tb[KLB_SERVICE_A_POOL],
+						   info->extack);
+		if (err) {
+			klb_acl_destroy(acl);
 			return err;
-		err = klb_service_set_pool(kn, svc, pool,
-					   tb[KLB_SERVICE_A_POOL],
-					   info->extack);
-		if (err)
-			return err;
+		}
 	}
 	if (pp_attr)
 		klb_service_set_proxy_protocol(kn, svc, pp);
 	if (persist)
 		klb_service_set_persist(kn, svc, timeout, mask);
-	if (!pp_attr && !persist && !tb[KLB_SERVICE_A_POOL])
+	if (has_acl)
+		klb_service_set_acl(kn, svc, acl);
+	if (!pp_attr && !persist && !tb[KLB_SERVICE_A_POOL] && !has_acl)
 		return 0;	/* nothing asked, nothing changed, nothing told */
 	klb_config_changed(kn);
 	klb_nl_service_event(kn, KLB_EVENT_SET, svc->name,

@@ -10,6 +10,7 @@
  * cursor is the position in the list and, for a pool whose backends did
  * not fit in one message, the next backend (struct klb_nl_dump_ctx).
  */
+#include "netlink/acl_nl.h"
 #include "backend_nla.h"
 #include "config/pool.h"
 #include "config/service.h"
@@ -58,10 +59,10 @@ static size_t klb_nl_backend_size(void)
 	       klb_nl_backend_passive_size();
 }
 
-/* KLB_POOL_A_CHECK at its largest, and ALL_UNHEALTHY. */
+/* KLB_POOL_A_CHECK at its largest, ALL_UNHEALTHY and HASH. */
 static size_t klb_nl_check_size(void)
 {
-	return nla_total_size(0) + 3 * nla_total_size(sizeof(u8)) +
+	return nla_total_size(0) + 4 * nla_total_size(sizeof(u8)) +
 	       nla_total_size(sizeof(u16)) * 2 +
 	       nla_total_size(sizeof(u32)) * 2 +
 	       nla_total_size(KLB_CHECK_PATH_MAX) +
@@ -145,6 +146,9 @@ static int klb_nl_put_stats(struct sk_buff *skb, int type,
 			       KLB_STATS_A_PAD) ||
 	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_BAD_SOURCE,
 			       sum->drops[KLB_DROP_BAD_SOURCE],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_ACL,
+			       sum->drops[KLB_DROP_ACL],
 			       KLB_STATS_A_PAD)))
 		goto err;
 	if (l7 && klb_nl_put_l7(skb, sum))
@@ -236,6 +240,7 @@ static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
 	    nla_put_string(skb, KLB_POOL_A_NAME, pool->name) ||
 	    nla_put_u8(skb, KLB_POOL_A_SCHED, pool->sched) ||
 	    nla_put_u8(skb, KLB_POOL_A_ALL_UNHEALTHY, pool->all_unhealthy) ||
+	    nla_put_u8(skb, KLB_POOL_A_HASH, pool->hash) ||
 	    klb_nl_put_passive(skb, pool) ||
 	    (pool->check && klb_nl_put_check(skb, pool->check)))
 		goto err;
@@ -416,6 +421,7 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 	      nla_put_u8(skb, KLB_SERVICE_A_PERSIST_MASK, svc->persist_mask))) ||
 	    (svc->cookie[0] &&
 	     nla_put_string(skb, KLB_SERVICE_A_COOKIE, svc->cookie)) ||
+	    klb_nl_put_acl(skb, rcu_dereference_protected(svc->acl, 1)) ||
 	    klb_nl_put_stats(skb, KLB_SERVICE_A_STATS, &sum, true, l7)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -433,7 +439,7 @@ int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
 
 	klb_assert_locked(kn);
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE + klb_nl_acl_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	err = klb_nl_fill_service(msg, kn, svc, info->snd_portid,

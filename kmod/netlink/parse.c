@@ -9,6 +9,8 @@
 #include <linux/in.h>
 #include <net/ipv6.h>
 
+#include "acl.h"
+#include "netlink/acl_nl.h"
 #include "netlink/check.h"
 #include "netlink/parse.h"
 #include "netlink/policy.h"
@@ -177,9 +179,12 @@ int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,
 			*pp);
 		return -EINVAL;
 	}
-	/* tls relays bytes unchanged and nat rewrites packets: no header. */
-	if (*pp && mode != KLB_MODE_HTTP) {
-		klb_err(extack, attr, "proxy protocol needs mode http");
+	/*
+	 * The L4 modes rewrite packets: no room for a header. http writes
+	 * it before the request head, tls before the ClientHello.
+	 */
+	if (*pp && mode != KLB_MODE_HTTP && mode != KLB_MODE_TLS) {
+		klb_err(extack, attr, "proxy protocol needs mode http or tls");
 		return -EINVAL;
 	}
 	return 0;
@@ -239,6 +244,8 @@ struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 	}
 	if (tb[KLB_POOL_A_ALL_UNHEALTHY])
 		pool->all_unhealthy = nla_get_u8(tb[KLB_POOL_A_ALL_UNHEALTHY]);
+	if (tb[KLB_POOL_A_HASH])
+		pool->hash = nla_get_u8(tb[KLB_POOL_A_HASH]);
 	/* Before the backends too: each copies the passive settings. */
 	if (klb_nl_parse_passive(tb, &passive)) {
 		err = klb_health_set_passive(kn, pool, &passive);
@@ -481,7 +488,13 @@ int klb_nl_parse_service(struct list_head *pools, const struct nlattr *nest,
 		if (err)
 			return err;
 	}
-	return 0;
+	/* Last: nothing after it can fail and leave it to free. */
+	err = klb_nl_acl(tb, NULL, &cfg->acl, extack);
+	if (err && cfg->rules) {
+		klb_rule_set_destroy(cfg->rules);
+		cfg->rules = NULL;
+	}
+	return err;
 }
 
 /* Parse the top-level nest @type of a request into @tb. */

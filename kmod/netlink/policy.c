@@ -105,6 +105,7 @@ const struct nla_policy klb_pool_policy[KLB_POOL_A_MAX + 1] = {
 	[KLB_POOL_A_PASSIVE_5XX] = NLA_POLICY_MAX(NLA_U8, 1),
 	[KLB_POOL_A_SLOWSTART_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
 						&klb_slowstart_range),
+	[KLB_POOL_A_HASH] = NLA_POLICY_MAX(NLA_U8, KLB_HASH_MAX),
 };
 
 const struct nla_policy klb_rule_policy[KLB_RULE_A_MAX + 1] = {
@@ -134,6 +135,12 @@ static struct netlink_range_validation klb_persist_range __ro_after_init = {
 	.max = KLB_PERSIST_TIMEOUT_MAX,
 };
 
+/* A prefix: the address, then its length (checked by netlink/acl.c). */
+static const struct nla_policy klb_acl_policy[KLB_ACL_A_MAX + 1] = {
+	[KLB_ACL_A_PREFIX4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr) + 1),
+	[KLB_ACL_A_PREFIX6]	= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr) + 1),
+};
+
 const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_NAME]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
 	[KLB_SERVICE_A_ADDR4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr)),
@@ -152,11 +159,14 @@ const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_PERSIST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &klb_persist_range),
 	[KLB_SERVICE_A_PERSIST_MASK] = NLA_POLICY_MAX(NLA_U8, 128),
 	[KLB_SERVICE_A_COOKIE]	= { .type = NLA_NUL_STRING, .len = KLB_COOKIE_NAME_MAX - 1 },
+	[KLB_SERVICE_A_ALLOW]	= NLA_POLICY_NESTED(klb_acl_policy),
+	[KLB_SERVICE_A_DENY]	= NLA_POLICY_NESTED(klb_acl_policy),
 };
 
 static const struct nla_policy klb_config_policy[KLB_CONFIG_A_MAX + 1] = {
 	[KLB_CONFIG_A_POOL]	= NLA_POLICY_NESTED(klb_pool_policy),
 	[KLB_CONFIG_A_SERVICE]	= NLA_POLICY_NESTED(klb_service_policy),
+	[KLB_CONFIG_A_HASH_SEED] = NLA_POLICY_EXACT_LEN(KLB_HASH_SEED_LEN),
 };
 
 /* POOL_* and BACKEND_* take a pool nest (with a backend nest inside). */

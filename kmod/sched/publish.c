@@ -81,7 +81,8 @@ int klb_sched_publish_sched(struct klb_net *kn, struct klb_pool *pool,
 		ramp |= be->published;
 	list_for_each_entry(be, &pool->backends, pool_node)
 		be->weight_now = klb_sched_weight_now(pool, be, now, ramp);
-	new = klb_sched_table_build(sched, &pool->backends,
+	new = klb_sched_table_build(sched, pool->hash, &kn->hash_seed,
+				    &pool->backends,
 				    klb_sched_fail_open(pool));
 	if (IS_ERR(new))
 		return PTR_ERR(new);

@@ -28,6 +28,9 @@ module_param(selftest_fail_inject, bool, 0444);
 MODULE_PARM_DESC(selftest_fail_inject,
 		 "DEBUG builds: make the scheduler self-test fail (tests the test)");
 
+/* Any key: the checks hold for every one. */
+static const siphash_key_t klb_st_key = { { 1, 2 } };
+
 static bool __init klb_sched_selftest_one(u8 sched, struct list_head *list,
 					  struct klb_backend *be)
 {
@@ -38,7 +41,8 @@ static bool __init klb_sched_selftest_one(u8 sched, struct list_head *list,
 	u32 cnt[KLB_ST_N] = { 0 }, i, j;
 	bool ok = true;
 
-	t = klb_sched_table_build(sched, list, false);
+	t = klb_sched_table_build(sched, KLB_HASH_SRC, &klb_st_key, list,
+				  false);
 	if (IS_ERR(t))
 		return false;
 	rcu_read_lock();
@@ -113,7 +117,8 @@ bool __init klb_sched_selftest(void)
 
 	/* No eligible backend: a table that picks nothing. */
 	INIT_LIST_HEAD(&list);
-	t = klb_sched_table_build(KLB_SCHED_MH, &list, false);
+	t = klb_sched_table_build(KLB_SCHED_MH, KLB_HASH_SRC, &klb_st_key,
+				  &list, false);
 	ok &= !IS_ERR(t) && !klb_sched_pick(t, NULL);
 	klb_sched_table_free(t);
 

@@ -36,6 +36,8 @@ struct klb_sched_byid {
 struct klb_sched_table {
 	/* Read-mostly, set at build time. */
 	u8 sched;			/* enum klb_sched */
+	u8 hash;			/* enum klb_hash */
+	siphash_key_t key;		/* the netns's hash seed, then */
 	u32 n;				/* eligible backends, referenced */
 	struct klb_backend **be;	/* [n] */
 	u32 *weights;			/* [n] snapshot of be[i]->weight */
@@ -53,14 +55,6 @@ struct klb_sched_table {
 	spinlock_t lock;		/* wrr credits */
 };
 
-/*
- * Per-boot key for hashing client addresses (sh, mh) and backend
- * identities (mh): without a secret, a client could choose source
- * addresses that all land on one backend. The price is that tables differ
- * between reboots and between balancers; sharing state across balancers
- * would need a configured key.
- */
-static siphash_key_t klb_sched_key __read_mostly;
 /*
  * Per-boot key of backend ids (klb_sched_backend_id()), apart from the
  * one above: ids are shown to clients (http cookies), and must say
@@ -86,18 +80,31 @@ const char *klb_sched_name(u8 sched)
 						     "unknown";
 }
 
-/* Stable identity of a backend for Maglev: where it is, not list order. */
-static u32 klb_sched_backend_key(const struct klb_backend *be)
+/* Two words of an address in network order, as a number. */
+static u64 klb_sched_be64(const __be32 *w)
 {
-	u64 addr[2] = { 0, 0 };
+	return (u64)ntohl(w[0]) << 32 | ntohl(w[1]);
+}
 
-	if (be->family == AF_INET6)
-		memcpy(addr, &be->addr.in6, sizeof(addr));
-	else
-		memcpy(addr, &be->addr.ip, sizeof(be->addr.ip));
-	return (u32)siphash_3u64(addr[0], addr[1],
-				 (u64)be->family << 16 | (__force u16)be->port,
-				 &klb_sched_key);
+/*
+ * Stable identity of a backend for Maglev: where it is, not list order or
+ * pointer, keyed by the seed, so two balancers with the same seed and
+ * backends build the same table.
+ */
+static u32 klb_sched_backend_key(const struct klb_sched_table *t,
+				 const struct klb_backend *be)
+{
+	u64 hi = 0, lo;
+
+	if (be->family == AF_INET6) {
+		hi = klb_sched_be64(&be->addr.in6.s6_addr32[0]);
+		lo = klb_sched_be64(&be->addr.in6.s6_addr32[2]);
+	} else {
+		lo = ntohl(be->addr.ip);
+	}
+	return (u32)siphash_3u64(hi, lo,
+				 (u64)be->family << 16 | ntohs(be->port),
+				 &t->key);
 }
 
 u64 klb_sched_backend_id(const struct klb_backend *be)
@@ -139,12 +146,35 @@ static int klb_sched_build_byid(struct klb_sched_table *t)
 	return 0;
 }
 
-static u32 klb_sched_flow_hash(const struct klb_flow *flow)
+/*
+ * The hash sh and mh pick by, keyed by the seed (a secret: without it a
+ * client could choose sources that all land on one backend). Fields in
+ * host order, so that balancers of either endianness agree.
+ */
+static u32 klb_sched_flow_hash(const struct klb_sched_table *t,
+			       const struct klb_flow *flow)
 {
-	if (flow->family == AF_INET6)
-		return (u32)siphash(&flow->saddr.in6, sizeof(flow->saddr.in6),
-				    &klb_sched_key);
-	return (u32)siphash_1u32((__force u32)flow->saddr.ip, &klb_sched_key);
+	const __be32 *s = flow->saddr.in6.s6_addr32;
+	const __be32 *d = flow->daddr.in6.s6_addr32;
+	u64 ports;
+
+	if (t->hash != KLB_HASH_5TUPLE) {
+		if (flow->family == AF_INET6)
+			return (u32)siphash_2u64(klb_sched_be64(s),
+						 klb_sched_be64(s + 2),
+						 &t->key);
+		return (u32)siphash_1u32(ntohl(flow->saddr.ip), &t->key);
+	}
+	ports = (u64)flow->proto << 32 | (u32)ntohs(flow->sport) << 16 |
+		ntohs(flow->dport);
+	if (flow->family == AF_INET)
+		return (u32)siphash_2u64((u64)ntohl(flow->saddr.ip) << 32 |
+					 ntohl(flow->daddr.ip), ports, &t->key);
+	/* The ports fold into the last word of the destination. */
+	return (u32)siphash_4u64(klb_sched_be64(s),
+				 klb_sched_be64(s + 2),
+				 klb_sched_be64(d),
+				 klb_sched_be64(d + 2) ^ ports, &t->key);
 }
 
 static int klb_sched_build_mh(struct klb_sched_table *t)
@@ -158,7 +188,7 @@ static int klb_sched_build_mh(struct klb_sched_table *t)
 	t->mh = kvmalloc_array(KLB_MH_SIZE, sizeof(*t->mh), GFP_KERNEL_ACCOUNT);
 	if (keys && scratch && t->mh) {
 		for (i = 0; i < t->n; i++)
-			keys[i] = klb_sched_backend_key(t->be[i]);
+			keys[i] = klb_sched_backend_key(t, t->be[i]);
 		/* Weights are all > 0 here, so every slot gets filled. */
 		klb_mh_build(t->mh, KLB_MH_SIZE, keys, t->weights, t->n,
 			     scratch);
@@ -205,7 +235,8 @@ static void klb_sched_table_destroy(struct klb_sched_table *t)
 	kfree(t);
 }
 
-struct klb_sched_table *klb_sched_table_build(u8 sched,
+struct klb_sched_table *klb_sched_table_build(u8 sched, u8 hash,
+					      const siphash_key_t *key,
 					      struct list_head *backends,
 					      bool ignore_health)
 {
@@ -220,12 +251,12 @@ struct klb_sched_table *klb_sched_table_build(u8 sched,
 	list_for_each_entry(be, backends, pool_node)
 		cap++;
 
-	get_random_once(&klb_sched_key, sizeof(klb_sched_key));
-
 	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return ERR_PTR(-ENOMEM);
 	t->sched = sched;
+	t->hash = hash;
+	t->key = *key;
 	atomic_set(&t->cursor, 0);
 	spin_lock_init(&t->lock);
 	if (!cap)
@@ -325,10 +356,11 @@ struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 				   t->weights, klb_sched_load, t);
 		break;
 	case KLB_SCHED_SH:
-		i = klb_sh_pick(t->cum, t->n, klb_sched_flow_hash(flow));
+		i = klb_sh_pick(t->cum, t->n, klb_sched_flow_hash(t, flow));
 		break;
 	case KLB_SCHED_MH:
-		i = klb_mh_pick(t->mh, KLB_MH_SIZE, klb_sched_flow_hash(flow));
+		i = klb_mh_pick(t->mh, KLB_MH_SIZE,
+				klb_sched_flow_hash(t, flow));
 		break;
 	case KLB_SCHED_P2C:
 		r = get_random_u64();

@@ -9,6 +9,7 @@
 #define _KLB_SCHED_TABLE_H
 
 #include <linux/list.h>
+#include <linux/siphash.h>
 
 struct klb_backend;
 struct klb_flow;
@@ -19,11 +20,14 @@ struct klb_sched_table;
 /*
  * Build the table the datapath picks from: only backends for which
  * klb_backend_usable(be, @ignore_health) holds are eligible. Takes a
- * reference on each listed backend. Returns a table (possibly with no
- * eligible backend) or ERR_PTR(-ENOMEM). Process context, called under
+ * reference on each listed backend. sh and mh hash what @hash says (enum
+ * klb_hash) with @key, the netns's seed, which mh also keys its backends'
+ * slot permutations with. Returns a table (possibly with no eligible
+ * backend) or ERR_PTR(-ENOMEM). Process context, called under
  * klb_net->lock.
  */
-struct klb_sched_table *klb_sched_table_build(u8 sched,
+struct klb_sched_table *klb_sched_table_build(u8 sched, u8 hash,
+					      const siphash_key_t *key,
 					      struct list_head *backends,
 					      bool ignore_health);
 /*
@@ -38,6 +42,20 @@ int klb_sched_publish_sched(struct klb_net *kn, struct klb_pool *pool,
 			    u8 sched);
 /* The same with the pool's own scheduler. */
 int klb_sched_publish(struct klb_net *kn, struct klb_pool *pool);
+/*
+ * seed.c: net.klb.hash_seed. Set @kn's seed (KLB_HASH_SEED_LEN bytes, as
+ * the sysctl's hex digits read) and republish every pool, so that sh and
+ * mh use it at once; a pool whose republish fails (-ENOMEM) keeps its
+ * table until its next change. Under klb_net->lock.
+ */
+int klb_sched_seed_set(struct klb_net *kn, const u8 *seed);
+/* The key of seed bytes @seed; nothing is republished. */
+void klb_sched_seed_key(const u8 *seed, siphash_key_t *key);
+/* @kn's seed into @seed (KLB_HASH_SEED_LEN bytes). */
+void klb_sched_seed_get(const struct klb_net *kn, u8 *seed);
+/* Per netns: a random seed, the sysctl. */
+int klb_sched_seed_net_init(struct klb_net *kn);
+void klb_sched_seed_net_exit(struct klb_net *kn);
 /* Free after an RCU grace period; drops the backend references. */
 void klb_sched_table_free(struct klb_sched_table *t);
 /*

@@ -175,9 +175,11 @@ is "klbctl -j -s po" "pool"
 is "klbctl -" "--batch --help --json --netns --pretty --stats --version -V -b -h -j -n -p -s"
 touch "$tmp/batchfile"
 is "klbctl -b $tmp/batchf" "$tmp/batchfile"
-is "klbctl pool add x sched wrr " "all-unhealthy check passive-5xx passive-eject passive-fall slowstart"
+is "klbctl pool add x sched wrr " "all-unhealthy check hash passive-5xx passive-eject passive-fall slowstart"
 is "klbctl pool set web passive-5xx " "off on"
-is "klbctl pool set web slowstart 10s " "all-unhealthy check passive-5xx passive-eject passive-fall sched"
+is "klbctl pool set web hash " "5tuple src"
+is "klbctl service set web allow " "none"
+is "klbctl pool set web slowstart 10s " "all-unhealthy check hash passive-5xx passive-eject passive-fall sched"
 # shellcheck disable=SC2046
 offers "klbctl pool set web all-unhealthy " $(val pool AU)
 # shellcheck disable=SC2046

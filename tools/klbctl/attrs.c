@@ -15,7 +15,7 @@
 #include "klbctl.h"
 #include "nl.h"
 
-enum atype { T_STR = 1, T_U8, T_U16, T_U32, T_U64, T_ADDR4, T_ADDR6, T_NEST };
+enum atype { T_STR = 1, T_U8, T_U16, T_U32, T_U64, T_ADDR4, T_ADDR6, T_NEST, T_BIN };
 
 struct aspace;
 
@@ -83,6 +83,7 @@ static const struct adesc pool_attrs[] = {
 	[KLB_POOL_A_PASSIVE_EJECT_MS] = { "passive-eject", T_U32, NULL },
 	[KLB_POOL_A_PASSIVE_5XX] = { "passive-5xx", T_U8, NULL },
 	[KLB_POOL_A_SLOWSTART_MS] = { "slowstart", T_U32, NULL },
+	[KLB_POOL_A_HASH] = { "hash", T_U8, NULL },
 };
 static const struct aspace pool_space = SPACE("pool", pool_attrs);
 
@@ -110,6 +111,12 @@ static const struct adesc snat_attrs[] = {
 };
 static const struct aspace snat_space = SPACE("service snat", snat_attrs);
 
+static const struct adesc acl_attrs[] = {
+	[KLB_ACL_A_PREFIX4] = { "prefix4", T_BIN, NULL },
+	[KLB_ACL_A_PREFIX6] = { "prefix6", T_BIN, NULL },
+};
+static const struct aspace acl_space = SPACE("service source list", acl_attrs);
+
 static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_NAME] = { "name", T_STR, NULL },
 	[KLB_SERVICE_A_ADDR4] = { "address", T_ADDR4, NULL },
@@ -125,6 +132,8 @@ static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_SNAT] = { "snat", T_NEST, &snat_space },
 	[KLB_SERVICE_A_PERSIST] = { "persist", T_U32, NULL },
 	[KLB_SERVICE_A_PERSIST_MASK] = { "persist mask", T_U8, NULL },
+	[KLB_SERVICE_A_ALLOW] = { "allow", T_NEST, &acl_space },
+	[KLB_SERVICE_A_DENY] = { "deny", T_NEST, &acl_space },
 	[KLB_SERVICE_A_COOKIE] = { "cookie", T_STR, NULL },
 };
 static const struct aspace service_space = SPACE("service", service_attrs);
@@ -132,6 +141,8 @@ static const struct aspace service_space = SPACE("service", service_attrs);
 static const struct adesc config_attrs[] = {
 	[KLB_CONFIG_A_POOL] = { "pool", T_NEST, &pool_space },
 	[KLB_CONFIG_A_SERVICE] = { "service", T_NEST, &service_space },
+	/* T_BIN: a dump shows its length only (a secret) */
+	[KLB_CONFIG_A_HASH_SEED] = { "hash-seed", T_BIN, NULL },
 };
 static const struct aspace config_space = SPACE("config", config_attrs);
 

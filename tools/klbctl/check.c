@@ -32,6 +32,13 @@ const struct word all_unhealthy_words[] = {
 };
 const size_t n_all_unhealthy_words = ARRAY_SIZE(all_unhealthy_words);
 
+/* What a pool's sh and mh hash. */
+const struct word hash_words[] = {
+	{ "src", KLB_HASH_SRC },
+	{ "5tuple", KLB_HASH_5TUPLE },
+};
+const size_t n_hash_words = ARRAY_SIZE(hash_words);
+
 const struct word health_words[] = {
 	{ "unknown", KLB_HEALTH_UNKNOWN },
 	{ "healthy", KLB_HEALTH_HEALTHY },

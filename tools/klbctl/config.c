@@ -30,6 +30,7 @@ void config_usage(FILE *f)
 		"  service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL [proxy-protocol v2]\n"
 		"              [snat ADDR[,ADDR...]] [persist SECONDS mask LEN] [cookie NAME]\n"
 		"  rule add SERVICE [host H] [path P] [header N=V] [method M] [sni H] pool POOL\n"
+		"  hash-seed set HEX   (first: net.klb.hash_seed, when save could read it)\n"
 		"Rules follow their service, in order. restore also takes \"pool set\",\n"
 		"\"backend set\" and \"service set\" lines for objects defined above them, blank\n"
 		"lines and # comments. A word with blanks, quotes or a leading # is written\n"
@@ -53,11 +54,20 @@ static int save_print(const struct pool_list *pl, const struct service_list *sl,
 	char buf[ADDRPORT_STRLEN], w1[32], w2[32], *words;
 	size_t i, j;
 
+	/* Root only (a secret): others save the rest, with a reminder. */
+	if (seed_read(buf, sizeof(buf)))
+		printf("# hash-seed not saved: %s is readable by root only\n",
+		       "net.klb.hash_seed");
+	else
+		printf("hash-seed set %s\n", buf);
 	for (i = 0; i < pl->n; i++) {
 		const struct pool_info *p = &pl->p[i];
 
 		printf("pool add %s sched %s", p->name,
 		       word_name(sched_words, n_sched_words, p->sched, w1, sizeof(w1)));
+		if (p->hash != KLB_HASH_SRC)
+			printf(" hash %s", word_name(hash_words, n_hash_words,
+						     p->hash, w1, sizeof(w1)));
 		if (p->all_unhealthy != KLB_ALL_UNHEALTHY_REFUSE)
 			printf(" all-unhealthy %s",
 			       word_name(all_unhealthy_words, n_all_unhealthy_words,
@@ -101,6 +111,8 @@ static int save_print(const struct pool_list *pl, const struct service_list *sl,
 			printf(" persist %u mask %u", s->persist, s->mask);
 		if (s->cookie)
 			printf(" cookie %s", s->cookie);
+		acl_save("allow", &s->allow);
+		acl_save("deny", &s->deny);
 		putchar('\n');
 		for (j = 0; j < rules[i].n; j++) {
 			words = rule_words(&rules[i].r[j]);
@@ -207,6 +219,8 @@ struct config {
 	size_t ns, scap;
 	size_t nrules;
 	size_t strings;		/* bytes of names, to size the request */
+	bool has_seed;
+	uint8_t seed[KLB_HASH_SEED_LEN];
 };
 
 static void config_free(struct config *c)
@@ -263,6 +277,10 @@ static int line_pool(struct config *c, bool add, int argc, char **argv,
 			return errorf(EXIT_USAGE, "pool \"%s\" is not defined above", p.name);
 		if (p.has_sched)
 			cp->p.sched = p.sched;
+		if (p.has_hash) {
+			cp->p.has_hash = true;
+			cp->p.hash = p.hash;
+		}
 		if (p.has_all_unhealthy) {
 			cp->p.has_all_unhealthy = true;
 			cp->p.all_unhealthy = p.all_unhealthy;
@@ -348,6 +366,11 @@ static int line_service(struct config *c, bool add, int argc, char **argv,
 			cs->s.has_pp = true;
 			cs->s.pp = s.pp;
 		}
+		if (s.allow.given)
+			cs->s.allow = s.allow;
+		if (s.deny.given)
+			cs->s.deny = s.deny;
+		c->strings += 24 * (s.allow.n + s.deny.n);
 		return EXIT_OK;
 	}
 	if (!grow(&c->svcs, &c->scap, c->ns, sizeof(*c->svcs)))
@@ -356,7 +379,9 @@ static int line_service(struct config *c, bool add, int argc, char **argv,
 	memset(cs, 0, sizeof(*cs));
 	cs->s = s;
 	cs->line = line;
-	c->strings += strlen(s.name) + strlen(s.pool);
+	/* Source prefixes: 24 bytes an attribute at most. */
+	c->strings += strlen(s.name) + strlen(s.pool) +
+		      24 * (s.allow.n + s.deny.n);
 	return EXIT_OK;
 }
 
@@ -384,6 +409,17 @@ static int line_rule(struct config *c, int argc, char **argv, unsigned int line)
 
 static const char *const objects[] = { "pool", "backend", "service", "rule" };
 
+/* "hash-seed set HEX": sent with the configuration. */
+static int line_seed(struct config *c, int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "set"))
+		return errorf(EXIT_USAGE, "expected \"hash-seed set HEX\"");
+	if (argc != 3)
+		return errorf(EXIT_USAGE, "expected one seed after \"hash-seed set\"");
+	c->has_seed = true;
+	return seed_parse(argv[2], c->seed);
+}
+
 /* One tokenized line: OBJECT COMMAND ARGS. */
 static int restore_line(struct config *c, int argc, char **argv,
 			unsigned int line)
@@ -391,6 +427,8 @@ static int restore_line(struct config *c, int argc, char **argv,
 	size_t obj;
 	bool add;
 
+	if (!strcmp(argv[0], "hash-seed"))
+		return line_seed(c, argc, argv);
 	for (obj = 0; obj < ARRAY_SIZE(objects); obj++)
 		if (!strcmp(argv[0], objects[obj]))
 			break;
@@ -562,6 +600,8 @@ static int restore_send(const struct config *c, const char *file)
 	r.file = file;
 
 	config = req_nest_start(&r, KLB_A_CONFIG);
+	if (c->has_seed)
+		req_put(&r, KLB_CONFIG_A_HASH_SEED, sizeof(c->seed), c->seed);
 	for (i = 0; i < c->np; i++) {
 		const struct cfg_pool *p = &c->pools[i];
 
@@ -569,6 +609,8 @@ static int restore_send(const struct config *c, const char *file)
 		nest = req_nest_start(&r, KLB_CONFIG_A_POOL);
 		req_put_strz(&r, KLB_POOL_A_NAME, p->p.name);
 		req_put_u8(&r, KLB_POOL_A_SCHED, p->p.sched);
+		if (p->p.has_hash)
+			req_put_u8(&r, KLB_POOL_A_HASH, p->p.hash);
 		if (p->p.has_all_unhealthy)
 			req_put_u8(&r, KLB_POOL_A_ALL_UNHEALTHY, p->p.all_unhealthy);
 		passive_put(&r, &p->p.passive);

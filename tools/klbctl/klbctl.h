@@ -30,6 +30,7 @@ int do_flush(int argc, char **argv);	/* config.c */
 int do_tune(int argc, char **argv);	/* tune.c */
 int do_stats(int argc, char **argv);	/* metrics.c */
 int do_monitor(int argc, char **argv);	/* monitor.c */
+int do_seed(int argc, char **argv);	/* seed.c */
 
 /* Per-object usage text, printed by "klbctl OBJECT help" and "klbctl help". */
 void pool_usage(FILE *f);
@@ -40,6 +41,13 @@ void conn_usage(FILE *f);
 void config_usage(FILE *f);
 void stats_usage(FILE *f);
 void monitor_usage(FILE *f);
+void seed_usage(FILE *f);
+/*
+ * seed.c: 32 hex digits into KLB_HASH_SEED_LEN bytes (a usage error
+ * otherwise); the namespace's seed as hex into @hex (-errno on failure).
+ */
+int seed_parse(const char *s, uint8_t *seed);
+int seed_read(char *hex, size_t len);
 
 /*
  * Errors (utils.c). Every message is one line on stderr starting with

@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		"       klbctl help | klbctl OBJECT help\n"
 		"       klbctl [OPTIONS] -b FILE\n"
 		"OBJECT := { pool | backend | service | rule | conn | stats | monitor | tune |\n"
-		"            save | restore | flush }\n"
+		"            hash-seed | save | restore | flush }\n"
 		"OPTIONS := { -j | --json | -p | --pretty | -s | --stats | -n NETNS | --netns NETNS |\n"
 		"             -b FILE | --batch FILE | -V | --version | -h | --help }\n"
 		"  -p: indented JSON (implies -j); -s -s: also per-second rates (two\n"
@@ -51,6 +51,8 @@ static void usage(FILE *f)
 	stats_usage(f);
 	fputc('\n', f);
 	monitor_usage(f);
+	fputc('\n', f);
+	seed_usage(f);
 	fputc('\n', f);
 	config_usage(f);
 	fprintf(f,
@@ -73,6 +75,7 @@ static const struct cmd objects[] = {
 	{ "stats", do_stats },
 	{ "monitor", do_monitor },
 	{ "tune", do_tune },
+	{ "hash-seed", do_seed },
 	{ "save", do_save },
 	{ "restore", do_restore },
 	{ "flush", do_flush },

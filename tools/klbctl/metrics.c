@@ -124,7 +124,7 @@ struct family {
 	const char *help;
 	bool l7;
 	const char *label;			/* extra label name, or NULL */
-	struct { const char *value; int attr; } s[8];	/* attr 0 ends */
+	struct { const char *value; int attr; } s[9];	/* attr 0 ends */
 };
 
 static const struct family counter_families[] = {
@@ -143,7 +143,8 @@ static const struct family counter_families[] = {
 			     { "no_port", KLB_STATS_A_DROP_NO_PORT },
 			     { "no_route", KLB_STATS_A_DROP_NO_ROUTE },
 			     { "too_big", KLB_STATS_A_DROP_TOO_BIG },
-			     { "bad_source", KLB_STATS_A_DROP_BAD_SOURCE } } },
+			     { "bad_source", KLB_STATS_A_DROP_BAD_SOURCE },
+			     { "acl", KLB_STATS_A_DROP_ACL } } },
 	{ "persist_full_total", "counter",
 	  "New connections scheduled without persistence: net.klb.persist_max was reached (services only).",
 	  false, NULL, { { NULL, KLB_STATS_A_PERSIST_FULL } } },

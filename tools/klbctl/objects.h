@@ -45,6 +45,8 @@ extern const struct word check_kind_words[];
 extern const size_t n_check_kind_words;
 extern const struct word all_unhealthy_words[];
 extern const size_t n_all_unhealthy_words;
+extern const struct word hash_words[];
+extern const size_t n_hash_words;
 extern const struct word health_words[];
 extern const size_t n_health_words;
 
@@ -58,9 +60,10 @@ struct passive_spec {
 
 struct pool_spec {
 	const char *name;
-	bool has_sched, has_check, has_all_unhealthy;
+	bool has_sched, has_check, has_all_unhealthy, has_hash;
 	uint8_t sched;
 	uint8_t all_unhealthy;
+	uint8_t hash;			/* enum klb_hash */
 	struct check_spec check;
 	struct passive_spec passive;
 };
@@ -91,6 +94,29 @@ int backend_parse(int argc, char **argv, bool add, struct backend_spec *b);
 /* The BACKEND nest contents: address, port, weight, state if given. */
 void backend_put(struct req *r, const struct backend_spec *b);
 
+/* A service's source list (acl.c): given (on the line or in a reply). */
+struct acl_prefix {
+	struct klb_addr addr;
+	uint8_t len;
+};
+
+struct acl_list {
+	bool given;		/* "none": given with n 0 */
+	unsigned int n;
+	struct acl_prefix p[KLB_ACL_PREFIXES_MAX];
+};
+
+/* "P[,P...]" or "none" for the list @what ("allow", "deny"). */
+int acl_parse(const char *what, const char *list, struct acl_list *l);
+/* The list as nest @type, if given (empty: remove it). */
+void acl_put(struct req *r, uint16_t type, const struct acl_list *l);
+void acl_get(const struct nlattr *nest, struct acl_list *l);
+const char *acl_prefix_str(const struct acl_prefix *p, char *buf, size_t len);
+/* " allow P,P" in text, "allow": [...] in JSON; nothing if empty. */
+void acl_print(const char *what, const struct acl_list *l);
+/* " allow P,P" as save writes it; nothing if empty. */
+void acl_save(const char *what, const struct acl_list *l);
+
 struct service_spec {
 	const char *name;
 	bool has_addr, has_proto, has_mode, has_pp, has_persist, has_mask;
@@ -101,6 +127,7 @@ struct service_spec {
 	const char *cookie;
 	unsigned int nsnat;
 	struct klb_addr snat[KLB_SNAT_MAX];
+	struct acl_list allow, deny;
 };
 /*
  * "NAME vip A:P proto P mode M pool POOL [proxy-protocol v2|none]
@@ -166,6 +193,7 @@ struct pool_info {
 	char *name;
 	uint8_t sched;
 	uint8_t all_unhealthy;
+	uint8_t hash;			/* enum klb_hash */
 	bool has_check;
 	struct check_spec check;
 	uint8_t passive_fall, passive_5xx;
@@ -192,6 +220,7 @@ struct service_info {
 	char *cookie;
 	unsigned int nsnat;
 	struct klb_addr snat[KLB_SNAT_MAX];
+	struct acl_list allow, deny;
 	bool has_nrules;	/* http and tls services say how many */
 	uint32_t nrules;
 	struct klb_stats stats;

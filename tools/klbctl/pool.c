@@ -15,12 +15,14 @@
 void pool_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: klbctl pool add NAME [sched SCHED] [all-unhealthy AU] [PASSIVE] [check CHECK]\n"
-		"       klbctl pool set NAME [sched SCHED] [all-unhealthy AU] [PASSIVE] [check CHECK]\n"
+		"Usage: klbctl pool add NAME [sched SCHED] [hash HASH] [all-unhealthy AU] [PASSIVE] [check CHECK]\n"
+		"       klbctl pool set NAME [sched SCHED] [hash HASH] [all-unhealthy AU] [PASSIVE] [check CHECK]\n"
 		"       klbctl pool del NAME\n"
 		"       klbctl [-j] [-s] pool show [NAME]\n"
 		"       klbctl pool zero [NAME]   (the counters of its backends, or of all)\n"
 		"SCHED := { rr | wrr | lc | wlc | sh | mh | p2c }   (default wrr)\n"
+		"HASH := { src | 5tuple }   (what sh and mh hash: the client address, the default,\n"
+		"  or addresses, ports and protocol; keyed by \"klbctl hash-seed\")\n"
 		"AU := { refuse | fail-open }   (every backend unhealthy: no backend, or all; default refuse)\n"
 		"CHECK := { none | KIND [port P] [interval DUR] [timeout DUR] [rise N] [fall N]\n"
 		"           [path /PATH] [host H] [expect { 2xx | STATUS }] [body STRING] [sni NAME] }\n"
@@ -54,6 +56,7 @@ int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
 			break;
 		}
 		if (strcmp(argv[0], "sched") && strcmp(argv[0], "all-unhealthy") &&
+		    strcmp(argv[0], "hash") &&
 		    strcmp(argv[0], "passive-fall") &&
 		    strcmp(argv[0], "passive-eject") &&
 		    strcmp(argv[0], "passive-5xx") && strcmp(argv[0], "slowstart"))
@@ -65,6 +68,15 @@ int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
 			ret = passive_parse_word(argv[0], argv[1], &p->passive);
 			if (ret)
 				return ret;
+			continue;
+		}
+		if (!strcmp(argv[0], "hash")) {
+			ret = parse_word("hash", argv[1], hash_words,
+					 n_hash_words, &v);
+			if (ret)
+				return ret;
+			p->has_hash = true;
+			p->hash = (uint8_t)v;
 			continue;
 		}
 		if (!strcmp(argv[0], "all-unhealthy")) {
@@ -89,8 +101,8 @@ int pool_parse(int argc, char **argv, bool add, struct pool_spec *p)
 		p->sched = KLB_SCHED_WRR;
 	}
 	if (!add && !p->has_sched && !p->has_check && !p->has_all_unhealthy &&
-	    !passive_given(&p->passive))
-		return usage_errorf("pool", "nothing to change: expected \"sched SCHED\", \"all-unhealthy AU\", PASSIVE or \"check CHECK\"");
+	    !p->has_hash && !passive_given(&p->passive))
+		return usage_errorf("pool", "nothing to change: expected \"sched SCHED\", \"hash HASH\", \"all-unhealthy AU\", PASSIVE or \"check CHECK\"");
 	return EXIT_OK;
 }
 
@@ -109,6 +121,8 @@ static int pool_send(uint8_t cmd, int argc, char **argv, const struct pool_spec 
 		req_put_u8(&r, KLB_POOL_A_SCHED, p->sched);
 	if (p->has_all_unhealthy)
 		req_put_u8(&r, KLB_POOL_A_ALL_UNHEALTHY, p->all_unhealthy);
+	if (p->has_hash)
+		req_put_u8(&r, KLB_POOL_A_HASH, p->hash);
 	passive_put(&r, &p->passive);
 	if (p->has_check)
 		check_put(&r, &p->check);
@@ -204,6 +218,8 @@ static int pool_info_parse(const struct nlattr *nest, struct pool_list *l)
 		p->sched = attr_u8(tb[KLB_POOL_A_SCHED], 0);
 	if (tb[KLB_POOL_A_ALL_UNHEALTHY])
 		p->all_unhealthy = attr_u8(tb[KLB_POOL_A_ALL_UNHEALTHY], 0);
+	if (tb[KLB_POOL_A_HASH])
+		p->hash = attr_u8(tb[KLB_POOL_A_HASH], 0);
 	if (tb[KLB_POOL_A_PASSIVE_FALL])
 		p->passive_fall = attr_u8(tb[KLB_POOL_A_PASSIVE_FALL], 0);
 	if (tb[KLB_POOL_A_PASSIVE_EJECT_MS])
@@ -355,6 +371,10 @@ static void pool_print(const struct pool_info *p)
 	print_string(PRINT_ANY, "sched", " sched %s",
 		     word_name(sched_words, n_sched_words, p->sched, name, sizeof(name)));
 	/* Text: only what differs from the default, as save writes it. */
+	print_string(p->hash == KLB_HASH_SRC ? PRINT_JSON : PRINT_ANY, "hash",
+		     " hash %s",
+		     word_name(hash_words, n_hash_words, p->hash, name,
+			       sizeof(name)));
 	print_string(p->all_unhealthy == KLB_ALL_UNHEALTHY_REFUSE ?
 		     PRINT_JSON : PRINT_ANY, "all_unhealthy",
 		     " all-unhealthy %s",

@@ -18,19 +18,24 @@ void service_usage(FILE *f)
 		"Usage: klbctl service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL\n"
 		"                          [proxy-protocol PP] [snat ADDR[,ADDR...]]\n"
 		"                          [persist SECONDS [mask LEN]] [cookie NAME]\n"
+		"                          [allow LIST] [deny LIST]\n"
 		"       klbctl service set NAME [pool POOL] [proxy-protocol PP]\n"
-		"                          [persist SECONDS] [mask LEN]\n"
+		"                          [persist SECONDS] [mask LEN] [allow LIST] [deny LIST]\n"
+		"LIST := { PREFIX[,PREFIX...] | none }   PREFIX := ADDR[/LEN]\n"
 		"       klbctl service del NAME\n"
 		"       klbctl [-j] [-s] service show [NAME]\n"
 		"ADDR:PORT := { IPV4:PORT | [IPV6]:PORT }   (numeric only)\n"
 		"PROTO := { tcp | udp }\n"
 		"MODE := { nat | fnat | dr | tun | http | tls }\n"
 		"        (default nat; http and tls need tcp; Documentation/deploy.md)\n"
-		"PP := { v2 | none }   (PROXY protocol header to backends, mode http)\n"
+		"PP := { v2 | none }   (PROXY protocol header to backends, mode http or tls)\n"
 		"snat: fnat source addresses (default: the route's, towards each backend)\n"
 		"persist: L4 modes; a client (or its /LEN prefix) keeps its backend until\n"
 		"         SECONDS after its last connection ends (0: off)\n"
 		"cookie: mode http; a cookie NAME that pins a client to a backend\n"
+		"allow, deny: source prefixes (ADDR[/LEN], at most 64 a list; \"none\": no list).\n"
+		"  A new connection from a denied source, or (with an allow list) from one not\n"
+		"  allowed, is refused: dropped (L4), 403 (http), closed (tls); deny wins\n"
 		"Rules of http and tls services: klbctl rule help\n");
 }
 
@@ -128,6 +133,13 @@ int service_parse(int argc, char **argv, bool add, struct service_spec *s)
 			if (argc < 2)
 				break;
 			s->cookie = argv[1];
+		} else if (!strcmp(key, "allow") || !strcmp(key, "deny")) {
+			if (argc < 2)
+				break;
+			ret = acl_parse(key, argv[1],
+					key[0] == 'a' ? &s->allow : &s->deny);
+			if (ret)
+				return ret;
 		} else if (!strcmp(key, "proxy-protocol")) {
 			if (argc < 2)
 				break;
@@ -144,8 +156,9 @@ int service_parse(int argc, char **argv, bool add, struct service_spec *s)
 	if (argc > 0)
 		return usage_errorf("service", "missing value after \"%s\"", argv[0]);
 	if (!add) {
-		if (!s->pool && !s->has_pp && !s->has_persist && !s->has_mask)
-			return usage_errorf("service", "nothing to change: expected \"pool POOL\" or \"proxy-protocol PP\" (or \"persist SECONDS\", \"mask LEN\")");
+		if (!s->pool && !s->has_pp && !s->has_persist && !s->has_mask &&
+		    !s->allow.given && !s->deny.given)
+			return usage_errorf("service", "nothing to change: expected \"pool POOL\" or \"proxy-protocol PP\" (or \"persist SECONDS\", \"mask LEN\", \"allow LIST\", \"deny LIST\")");
 		return EXIT_OK;
 	}
 	if (!s->has_addr)
@@ -195,6 +208,8 @@ void service_put(struct req *r, const struct service_spec *s)
 		req_put_u8(r, KLB_SERVICE_A_PERSIST_MASK, s->mask);
 	if (s->cookie)
 		req_put_strz(r, KLB_SERVICE_A_COOKIE, s->cookie);
+	acl_put(r, KLB_SERVICE_A_ALLOW, &s->allow);
+	acl_put(r, KLB_SERVICE_A_DENY, &s->deny);
 }
 
 static int service_send(uint8_t cmd, int argc, char **argv,
@@ -271,6 +286,10 @@ static int service_info_parse(const struct nlattr *nest, struct service_list *l)
 	s->pp = attr_u8(tb[KLB_SERVICE_A_PROXY_PROTOCOL], 0);
 	s->persist = attr_u32(tb[KLB_SERVICE_A_PERSIST], 0);
 	s->mask = attr_u8(tb[KLB_SERVICE_A_PERSIST_MASK], 0);
+	if (tb[KLB_SERVICE_A_ALLOW])
+		acl_get(tb[KLB_SERVICE_A_ALLOW], &s->allow);
+	if (tb[KLB_SERVICE_A_DENY])
+		acl_get(tb[KLB_SERVICE_A_DENY], &s->deny);
 	if (tb[KLB_SERVICE_A_SNAT]) {
 		const struct nlattr *a;
 
@@ -412,6 +431,8 @@ static void service_print(const struct service_info *s)
 	service_print_l4(s);
 	if (s->cookie)
 		print_string(PRINT_ANY, "cookie", " cookie %s", s->cookie);
+	acl_print("allow", &s->allow);
+	acl_print("deny", &s->deny);
 	print_nl();
 	if (opt_stats)
 		stats_print(&s->stats, true, service_l7(s));

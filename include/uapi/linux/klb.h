@@ -40,7 +40,7 @@
  *   KLB_CMD_CONN_GET      dump only; optional KLB_A_SERVICE{NAME} filter.
  *                         Best effort under churn (connections come and go).
  *   KLB_CMD_FLUSH         no attributes: delete every service and pool
- *   KLB_CMD_RESTORE       KLB_A_CONFIG{POOL*, SERVICE*}: replace the whole
+ *   KLB_CMD_RESTORE       KLB_A_CONFIG{POOL*, SERVICE*, [HASH_SEED]}: replace the whole
  *                         configuration atomically; on any error nothing
  *                         changes and extack names the offending object.
  *                         A SERVICE nest may carry RULES (in order).
@@ -180,6 +180,20 @@ enum klb_all_unhealthy {
 
 #define KLB_ALL_UNHEALTHY_MAX (__KLB_ALL_UNHEALTHY_MAX - 1)
 
+/*
+ * What sh and mh hash (KLB_POOL_A_HASH), keyed by the namespace's hash
+ * seed (sysctl net.klb.hash_seed, KLB_CONFIG_A_HASH_SEED):
+ */
+enum klb_hash {
+	KLB_HASH_SRC,		/* the client address: a client sticks */
+	KLB_HASH_5TUPLE,	/* addresses, ports, protocol: per flow */
+
+	__KLB_HASH_MAX
+};
+
+#define KLB_HASH_MAX (__KLB_HASH_MAX - 1)
+#define KLB_HASH_SEED_LEN	16	/* bytes; 32 hex digits in the sysctl */
+
 #define KLB_CHECK_INTERVAL_MIN_MS	100
 #define KLB_CHECK_INTERVAL_MAX_MS	3600000	/* one hour */
 #define KLB_CHECK_TIMEOUT_MIN_MS	10
@@ -277,6 +291,7 @@ enum klb_config_attr {
 	KLB_CONFIG_A_UNSPEC,
 	KLB_CONFIG_A_POOL,	/* nest: enum klb_pool_attr, repeated */
 	KLB_CONFIG_A_SERVICE,	/* nest: enum klb_service_attr, repeated */
+	KLB_CONFIG_A_HASH_SEED,	/* binary, KLB_HASH_SEED_LEN: net.klb.hash_seed */
 
 	__KLB_CONFIG_A_MAX
 };
@@ -295,6 +310,7 @@ enum klb_pool_attr {
 	KLB_POOL_A_PASSIVE_EJECT_MS,	/* u32: first ejection period */
 	KLB_POOL_A_PASSIVE_5XX,	/* u8: 1: L7 5xx answers are failures too */
 	KLB_POOL_A_SLOWSTART_MS,	/* u32: weight ramp of a new backend; 0 off */
+	KLB_POOL_A_HASH,	/* u8: enum klb_hash (sh, mh); default SRC */
 
 	__KLB_POOL_A_MAX
 };
@@ -335,13 +351,15 @@ enum klb_service_attr {
 	KLB_SERVICE_A_MODE,	/* u8: enum klb_mode */
 	KLB_SERVICE_A_POOL,	/* string: name of the default pool */
 	KLB_SERVICE_A_STATS,	/* nest: enum klb_stats_attr (output) */
-	KLB_SERVICE_A_PROXY_PROTOCOL,	/* u8: 0 none, 2 PROXY v2 (http mode) */
+	KLB_SERVICE_A_PROXY_PROTOCOL,	/* u8: 0 none, 2 PROXY v2 (http, tls) */
 	KLB_SERVICE_A_RULES,	/* nest of KLB_RULES_A_RULE (restore input) */
 	KLB_SERVICE_A_NRULES,	/* u32: number of rules (output) */
 	KLB_SERVICE_A_SNAT,	/* nest of KLB_SNAT_A_ADDR4|6 (fnat): sources */
 	KLB_SERVICE_A_PERSIST,	/* u32: persistence timeout, seconds; 0 off */
 	KLB_SERVICE_A_PERSIST_MASK,	/* u8: client prefix length (persist) */
 	KLB_SERVICE_A_COOKIE,	/* string: http persistence cookie; "" none */
+	KLB_SERVICE_A_ALLOW,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
+	KLB_SERVICE_A_DENY,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
 
 	__KLB_SERVICE_A_MAX
 };
@@ -366,6 +384,7 @@ enum klb_stats_attr {
 	KLB_STATS_A_DROP_TOO_BIG,	/* u64, service only: answered with ICMP */
 	KLB_STATS_A_PERSIST_FULL,	/* u64, service only: persist_max reached */
 	KLB_STATS_A_DROP_BAD_SOURCE,	/* u64, service only: L7, martian source */
+	KLB_STATS_A_DROP_ACL,	/* u64, service only: source refused (allow/deny) */
 
 	__KLB_STATS_A_MAX
 };
@@ -443,6 +462,25 @@ enum klb_snat_attr {
 };
 
 #define KLB_SNAT_A_MAX (__KLB_SNAT_A_MAX - 1)
+
+/*
+ * Source prefix lists of a service (KLB_SERVICE_A_ALLOW, _DENY): a new
+ * connection from a source in the deny list, or not in a non-empty allow
+ * list, is refused (L4: dropped; http: 403; tls: closed), and counted in
+ * KLB_STATS_A_DROP_ACL. At most KLB_ACL_PREFIXES_MAX per list; host bits
+ * must be 0.
+ */
+#define KLB_ACL_PREFIXES_MAX	64
+
+enum klb_acl_attr {
+	KLB_ACL_A_UNSPEC,
+	KLB_ACL_A_PREFIX4,	/* binary, 5 bytes: address, prefix length 0..32 */
+	KLB_ACL_A_PREFIX6,	/* binary, 17 bytes: address, length 0..128 */
+
+	__KLB_ACL_A_MAX
+};
+
+#define KLB_ACL_A_MAX (__KLB_ACL_A_MAX - 1)
 
 #define KLB_PERSIST_TIMEOUT_MAX	2678400	/* seconds: 31 days */
 #define KLB_COOKIE_NAME_MAX	64	/* including the terminating NUL */

@@ -567,6 +567,15 @@ int klb_http_parse(struct klb_http_msg *m, const u8 *buf, u32 len,
 	}
 }
 
+bool klb_http_wants_upgrade(const struct klb_http_msg *m)
+{
+	u32 both = KLB_HTTP_F_CONN_UPGRADE | KLB_HTTP_F_UPGRADE;
+
+	return !m->is_response && m->state == ST_DONE && m->version == 11 &&
+	       m->method_id == KLB_HTTP_M_GET &&
+	       m->body == KLB_HTTP_BODY_NONE && (m->flags & both) == both;
+}
+
 bool klb_http_field_find(const u8 *buf, const struct klb_http_msg *m,
 			 const char *name, u32 name_len, u32 *cursor,
 			 struct klb_http_span *val)
@@ -632,6 +641,16 @@ const char *klb_http_err_name(int err)
 	if (err > 0 || err < -KLB_HTTP_E_MAX)
 		return "unknown";
 	return err_names[-err];
+}
+
+u32 klb_http_head_buf_next(u32 cap, u32 max_head)
+{
+	u32 next = cap ? cap * 2 : KLB_HTTP_HEAD_BUF;
+
+	/* Doubling past 2^31 wraps: the limit is far below it anyway. */
+	if (next < cap || next > max_head)
+		next = max_head;
+	return next > cap ? next : 0;
 }
 
 u16 klb_http_err_status(int err)

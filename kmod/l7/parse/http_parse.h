@@ -168,6 +168,32 @@ int klb_http_parse(struct klb_http_msg *m, const u8 *buf, u32 len,
 		   const struct klb_http_limits *lim);
 
 /*
+ * Does the request head @m ask to switch protocols in a way the http mode
+ * relays (RFC 9110 section 7.8)? An HTTP/1.1 GET without a body, with
+ * "upgrade" in its Connection field and an Upgrade field (any protocol
+ * token: websocket, h2c, ...). Anything else never has its Upgrade
+ * forwarded. HTTP/1.0 upgrades are ignored, as section 7.8 requires.
+ */
+bool klb_http_wants_upgrade(const struct klb_http_msg *m);
+
+/*
+ * A request head is read into a small buffer first, grown only when a
+ * head does not fit (nginx's client_header_buffer_size, then large
+ * buffers): a slow client that never finishes its head holds this much,
+ * not the head limit. The parser's results are offsets, so the caller may
+ * move the bytes to a larger buffer between two klb_http_parse() calls.
+ */
+#define KLB_HTTP_HEAD_BUF	1024
+
+/*
+ * The size to grow a head buffer of @cap bytes (0: none yet) to, for a
+ * head of at most @max_head bytes: KLB_HTTP_HEAD_BUF first, then twice
+ * the size, never over @max_head. 0: it may not grow (@cap holds a
+ * whole head of the limit already, the head is too large).
+ */
+u32 klb_http_head_buf_next(u32 cap, u32 max_head);
+
+/*
  * Find the next field line named @name (case-insensitive) in a parsed
  * head. *@cursor starts at 0 and is advanced, so repeated calls walk
  * every line of that name. @val gets the value with OWS trimmed.

@@ -229,13 +229,19 @@ static bool connection_lists(const u8 *buf, const struct klb_http_msg *m,
  * did, which is exactly request smuggling.
  */
 static bool hop_by_hop(const u8 *buf, const struct klb_http_msg *m,
-		       const struct rw_line *l, bool has_connection, bool req)
+		       const struct rw_line *l, bool has_connection, bool req,
+		       bool upgrade)
 {
 	if (NAME_IS(buf, l, "connection") || NAME_IS(buf, l, "keep-alive") ||
 	    NAME_IS(buf, l, "proxy-connection"))
 		return true;
-	if (req && NAME_IS(buf, l, "upgrade"))
-		return true;
+	/* A protocol switch we relay: Upgrade goes on, Connection names it. */
+	if (NAME_IS(buf, l, "upgrade")) {
+		if (upgrade)
+			return false;
+		if (req)
+			return true;
+	}
 	if (NAME_IS(buf, l, "content-length") ||
 	    NAME_IS(buf, l, "transfer-encoding") || NAME_IS(buf, l, "host"))
 		return false;
@@ -270,7 +276,7 @@ static u32 last_xff(const u8 *buf, const struct klb_http_msg *m, u32 pos,
 
 	for (; rw_line(buf, m, pos, &l); pos = l.next)
 		if (NAME_IS(buf, &l, "x-forwarded-for") &&
-		    !hop_by_hop(buf, m, &l, conn, true))
+		    !hop_by_hop(buf, m, &l, conn, true, false))
 			last = l.start;
 	return last;
 }
@@ -291,7 +297,8 @@ static void put_xff_append(struct rw_out *o, const u8 *buf,
 }
 
 int klb_http_rewrite_req(const u8 *buf, const struct klb_http_msg *m,
-			 const u8 *ip, u32 ip_len, u8 *out, u32 cap)
+			 const u8 *ip, u32 ip_len, bool upgrade, u8 *out,
+			 u32 cap)
 {
 	bool absolute = m->target_form == KLB_HTTP_T_ABSOLUTE;
 	struct rw_out o = { .p = out, .cap = cap };
@@ -312,7 +319,7 @@ int klb_http_rewrite_req(const u8 *buf, const struct klb_http_msg *m,
 		put_lit(&o, "\r\n");
 	}
 	for (; rw_line(buf, m, pos, &l); pos = l.next) {
-		if (hop_by_hop(buf, m, &l, conn, true))
+		if (hop_by_hop(buf, m, &l, conn, true, upgrade))
 			continue;
 		if (absolute && NAME_IS(buf, &l, "host"))
 			continue;
@@ -329,6 +336,8 @@ int klb_http_rewrite_req(const u8 *buf, const struct klb_http_msg *m,
 	/* An HTTP/1.0 request asks for a one-shot connection by default. */
 	if (m->version == 10)
 		put_lit(&o, "Connection: keep-alive\r\n");
+	else if (upgrade)
+		put_lit(&o, "Connection: Upgrade\r\n");
 	put_lit(&o, "\r\n");
 	return o.full ? -1 : (int)o.len;
 }
@@ -358,7 +367,8 @@ int klb_http_rewrite_resp(const u8 *buf, const struct klb_http_msg *m,
 
 	pos = put_start_line(&o, buf, m);
 	for (; rw_line(buf, m, pos, &l); pos = l.next)
-		if (!hop_by_hop(buf, m, &l, has_conn, false))
+		if (!hop_by_hop(buf, m, &l, has_conn, false,
+				conn == KLB_HTTP_RW_CONN_UPGRADE))
 			put(&o, buf + l.start, l.next - l.start);
 	if (ck)
 		put_set_cookie(&o, ck);
@@ -366,6 +376,8 @@ int klb_http_rewrite_resp(const u8 *buf, const struct klb_http_msg *m,
 		put_lit(&o, "Connection: close\r\n");
 	else if (conn == KLB_HTTP_RW_CONN_KEEPALIVE)
 		put_lit(&o, "Connection: keep-alive\r\n");
+	else if (conn == KLB_HTTP_RW_CONN_UPGRADE)
+		put_lit(&o, "Connection: Upgrade\r\n");
 	put_lit(&o, "\r\n");
 	return o.full ? -1 : (int)o.len;
 }

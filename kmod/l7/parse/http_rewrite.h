@@ -10,7 +10,10 @@
  *  - hop-by-hop fields are dropped (RFC 9110 section 7.6.1): Connection,
  *    Keep-Alive, Proxy-Connection and every field the Connection field
  *    names; in requests also Upgrade, so a backend never switches
- *    protocols behind the proxy's back. Content-Length, Transfer-Encoding
+ *    protocols behind the proxy's back, unless the request is one whose
+ *    switch we relay (klb_http_wants_upgrade()): then Upgrade goes on
+ *    with "Connection: Upgrade", and the backend's 101 goes back to the
+ *    client the same way. Content-Length, Transfer-Encoding
  *    and Host are never dropped, even when named: the framing we parsed
  *    must be the framing the backend sees.
  *  - an absolute-form request (GET http://host/path) is routed by the
@@ -44,24 +47,32 @@
  */
 u32 klb_ip_text(bool v6, const u8 *addr, u8 *out);
 
-/* Most bytes a rewrite adds to a head: X-Forwarded-For and Connection. */
+/*
+ * Most bytes a rewrite adds to a head: X-Forwarded-For and Connection
+ * ("Connection: Upgrade" is shorter than keep-alive, and never both).
+ */
 #define KLB_HTTP_RW_GROWTH	(sizeof("X-Forwarded-For: \r\n") - 1 + \
 				 KLB_IP_TEXT_MAX + \
 				 sizeof("Connection: keep-alive\r\n") - 1)
 
 /*
  * Rewrite the request head of @m (parsed from @buf) into @out, with @ip
- * (the client address text, @ip_len bytes) for X-Forwarded-For. Returns
- * the length written, or -1 if @cap is too small.
+ * (the client address text, @ip_len bytes) for X-Forwarded-For.
+ * @upgrade: the protocol switch is relayed (only when
+ * klb_http_wants_upgrade(): HTTP/1.1), so Upgrade is kept and
+ * "Connection: Upgrade" added. Returns the length written, or -1 if @cap
+ * is too small.
  */
 int klb_http_rewrite_req(const u8 *buf, const struct klb_http_msg *m,
-			 const u8 *ip, u32 ip_len, u8 *out, u32 cap);
+			 const u8 *ip, u32 ip_len, bool upgrade, u8 *out,
+			 u32 cap);
 
 /* What the response head tells the client about its connection. */
 enum {
 	KLB_HTTP_RW_CONN_NONE = 0,	/* nothing: persistence is the default */
 	KLB_HTTP_RW_CONN_CLOSE,		/* "Connection: close" */
 	KLB_HTTP_RW_CONN_KEEPALIVE,	/* "Connection: keep-alive" (HTTP/1.0) */
+	KLB_HTTP_RW_CONN_UPGRADE,	/* "Connection: Upgrade", Upgrade kept (101) */
 };
 
 /* A persistence cookie for the client (http_cookie.h). */

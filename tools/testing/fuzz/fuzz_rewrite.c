@@ -11,7 +11,9 @@
  * KLB_HTTP_RW_COOKIE_GROWTH with a cookie); a smaller buffer gives either
  * the same bytes or -1, never a write past it (ASan: exact heap copies);
  * the rewritten head parses again with the same start line and framing,
- * no hop-by-hop field is left but the Connection field we add, and the
+ * no hop-by-hop field is left but the Connection field we add (and
+ * Upgrade, only for a request klb_http_wants_upgrade() and a response
+ * rewritten with KLB_HTTP_RW_CONN_UPGRADE), and the
  * Set-Cookie field asked for is there, with the id as its value.
  */
 #include <stdio.h>
@@ -44,7 +46,9 @@ static int rewrite(const u8 *d, const struct klb_http_msg *m, bool resp,
 {
 	if (resp)
 		return klb_http_rewrite_resp(d, m, conn, ck, out, cap);
-	return klb_http_rewrite_req(d, m, ip, sizeof(ip) - 1, out, cap);
+	/* As the kernel does: Upgrade goes on only for an upgrade request. */
+	return klb_http_rewrite_req(d, m, ip, sizeof(ip) - 1,
+				    klb_http_wants_upgrade(m), out, cap);
 }
 
 /* The last Set-Cookie field is ours: NAME=VALUE; Path=/; HttpOnly */
@@ -97,6 +101,8 @@ static void check_same(const u8 *d, const struct klb_http_msg *a,
 		      (b->flags & KLB_HTTP_F_CONN_CLOSE));
 		CHECK(conn != KLB_HTTP_RW_CONN_KEEPALIVE ||
 		      (b->flags & KLB_HTTP_F_CONN_KEEPALIVE));
+		CHECK(conn != KLB_HTTP_RW_CONN_UPGRADE ||
+		      (b->flags & KLB_HTTP_F_CONN_UPGRADE));
 		return;
 	}
 	CHECK(b->method_id == a->method_id);
@@ -104,7 +110,12 @@ static void check_same(const u8 *d, const struct klb_http_msg *a,
 	      !memcmp(o + b->target.off, d + a->target.off, a->target.len));
 	CHECK(b->host.len == a->host.len &&
 	      !memcmp(o + b->host.off, d + a->host.off, a->host.len));
-	CHECK(!has_field(o, b, "upgrade"));
+	/* Upgrade only when relayed, and then Connection says upgrade */
+	if (klb_http_wants_upgrade(a))
+		CHECK((b->flags & KLB_HTTP_F_CONN_UPGRADE) &&
+		      has_field(o, b, "upgrade") && klb_http_wants_upgrade(b));
+	else
+		CHECK(!has_field(o, b, "upgrade"));
 	/* whatever the client asked, the backend connection may persist */
 	CHECK(b->flags & KLB_HTTP_F_PERSISTENT);
 }
@@ -121,7 +132,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (size < 2 || size > 16384)
 		return 0;
 	resp = data[0] & 1;
-	conn = (data[0] >> 1) % 3;
+	conn = (data[0] >> 1) % 4;
 	n = size - 2;
 	if (resp)
 		klb_http_resp_init(&a, (data[0] >> 3) % 10);

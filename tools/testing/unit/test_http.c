@@ -329,6 +329,42 @@ static void test_valid_requests(void)
 	tap_ok(rc == KLB_HTTP_OK && (m.flags & KLB_HTTP_F_UPGRADE) &&
 	       (m.flags & KLB_HTTP_F_CONN_UPGRADE) && (m.flags & KLB_HTTP_F_CONN_KEEPALIVE),
 	       "Upgrade and Connection options seen");
+	tap_ok(klb_http_wants_upgrade(&m), "GET 1.1, Connection: Upgrade, Upgrade: an upgrade request");
+	{
+		static const struct {
+			const char *h;
+			bool want;
+			const char *what;
+		} up[] = {
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: h2c\r\n\r\n",
+			  true, "h2c is an upgrade request like any other" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\n\r\n",
+			  false, "Upgrade without Connection: upgrade" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\n\r\n",
+			  false, "Connection: upgrade without Upgrade" },
+			{ "GET / HTTP/1.0\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+			  false, "HTTP/1.0 upgrade is ignored (RFC 9110 7.8)" },
+			{ "POST / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: websocket\r\nContent-Length: 0\r\n\r\n",
+			  false, "POST upgrade is not relayed" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: websocket\r\nContent-Length: 3\r\n\r\n",
+			  false, "GET upgrade with a body is not relayed" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade\r\nUpgrade: websocket\r\nTransfer-Encoding: chunked\r\n\r\n",
+			  false, "GET upgrade with a chunked body is not relayed" },
+			{ "CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+			  false, "CONNECT is never an upgrade" },
+			{ "GET / HTTP/1.1\r\nHost: a\r\nConnection: close, Upgrade\r\nUpgrade: websocket\r\n\r\n",
+			  true, "upgrade listed among other options" },
+		};
+		u32 i;
+
+		for (i = 0; i < ARRAY_SIZE(up); i++) {
+			rc = parse(up[i].h, &m);
+			tap_ok(rc == KLB_HTTP_OK && klb_http_wants_upgrade(&m) == up[i].want,
+			       "upgrade request: %s (%d)", up[i].what, rc);
+		}
+		klb_http_req_init(&m);
+		tap_ok(!klb_http_wants_upgrade(&m), "upgrade request: not before the head is parsed");
+	}
 	h = "GET / HTTP/1.0\r\n\r\n";
 	rc = parse(h, &m);
 	tap_ok(rc == KLB_HTTP_OK && m.version == 10 && !(m.flags & KLB_HTTP_F_HOST) &&
@@ -684,6 +720,88 @@ static void test_chunked(void)
 	}
 }
 
+/* The head buffer's growth (klb_http_head_buf_next()). */
+static void test_head_buf_next(void)
+{
+	tap_ok(klb_http_head_buf_next(0, 8192) == KLB_HTTP_HEAD_BUF,
+	       "head buffer: KLB_HTTP_HEAD_BUF (%u) first", KLB_HTTP_HEAD_BUF);
+	tap_ok(klb_http_head_buf_next(1024, 8192) == 2048 &&
+	       klb_http_head_buf_next(2048, 8192) == 4096 &&
+	       klb_http_head_buf_next(4096, 8192) == 8192,
+	       "head buffer: doubles up to the head limit");
+	tap_ok(klb_http_head_buf_next(8192, 8192) == 0 &&
+	       klb_http_head_buf_next(16384, 8192) == 0,
+	       "head buffer: at or over the head limit it may not grow");
+	tap_ok(klb_http_head_buf_next(0, 512) == 512 &&
+	       klb_http_head_buf_next(4096, 5000) == 5000,
+	       "head buffer: never over a head limit that is not a power of 2");
+	tap_ok(klb_http_head_buf_next(0x80000000u, 0xffffffffu) == 0xffffffffu,
+	       "head buffer: doubling that would wrap gives the limit");
+}
+
+/*
+ * A head read the way http_session.c reads it: into a KLB_HTTP_HEAD_BUF
+ * buffer, moved to a larger one (a new allocation, the old one freed)
+ * each time it is full, parsed after each read. The results must be those
+ * of one parse of the whole head: they are offsets, not pointers.
+ */
+static void test_head_grow(void)
+{
+	const struct klb_http_limits lim = {
+		.max_line = 8192, .max_head = 8192, .max_fields = 1000,
+	};
+	char head[6000];
+	struct klb_http_msg m, whole;
+	u32 cap = 0, len = 0, n, total, grows = 0;
+	u8 *buf = NULL, *nbuf;
+	int rc = KLB_HTTP_NEED_MORE;
+
+	n = snprintf(head, sizeof(head),
+		     "GET /grown HTTP/1.1\r\nHost: grow.example\r\n");
+	while (n < sizeof(head) - 64)
+		n += snprintf(head + n, sizeof(head) - n,
+			      "X-Pad-%u: %s\r\n", n, "aaaaaaaaaaaaaaaaaaaaaaaa");
+	n += snprintf(head + n, sizeof(head) - n, "\r\nGET /next");
+	total = n;
+
+	klb_http_req_init(&whole);
+	tap_ok(klb_http_parse(&whole, (const u8 *)head, total, &lim) ==
+	       KLB_HTTP_OK, "grow: the head parses whole (%u bytes)",
+	       whole.head_len);
+
+	klb_http_req_init(&m);
+	while (rc == KLB_HTTP_NEED_MORE && len < total) {
+		if (len == cap) {
+			u32 next = klb_http_head_buf_next(cap, lim.max_head);
+
+			if (!next)
+				break;
+			nbuf = malloc(next);
+			if (len)
+				memcpy(nbuf, buf, len);
+			free(buf);
+			buf = nbuf;
+			cap = next;
+			grows++;
+		}
+		/* a slow client: 7 bytes a read */
+		n = cap - len < 7 ? cap - len : 7;
+		if (n > total - len)
+			n = total - len;
+		memcpy(buf + len, head + len, n);
+		len += n;
+		rc = klb_http_parse(&m, buf, len, &lim);
+	}
+	tap_ok(rc == KLB_HTTP_OK && m.head_len == whole.head_len &&
+	       m.fields == whole.fields && m.host.off == whole.host.off &&
+	       m.host.len == whole.host.len && m.path.off == whole.path.off &&
+	       !memcmp(buf + m.host.off, "grow.example", 12),
+	       "grow: read 7 bytes at a time through %u buffers, same head", grows);
+	tap_ok(grows == 4 && cap == 8192,
+	       "grow: 1024, 2048, 4096, 8192 bytes (cap %u)", cap);
+	free(buf);
+}
+
 int main(void)
 {
 	rng_state = 42;
@@ -695,5 +813,7 @@ int main(void)
 	test_responses();
 	test_chunked();
 	test_chunked_skip();
+	test_head_buf_next();
+	test_head_grow();
 	return tap_done();
 }

@@ -54,6 +54,9 @@ static int parse_msg(struct klb_http_msg *m, const char *s, u32 len,
 	return klb_http_parse(m, (const u8 *)s, len, &lim);
 }
 
+/* Requests: rewrite as a relayed upgrade (the kernel's @upgrade). */
+static bool rw_upgrade;
+
 /* Rewrite into a heap buffer of exactly @cap bytes; copy out to @out. */
 static int rewrite(const char *head, bool resp, u8 conn, const char *ip,
 		   u32 cap, char *out)
@@ -72,7 +75,7 @@ static int rewrite(const char *head, bool resp, u8 conn, const char *ip,
 					   buf, cap);
 	else
 		rc = klb_http_rewrite_req((const u8 *)head, &m, (const u8 *)ip,
-					  strlen(ip), buf, cap);
+					  strlen(ip), rw_upgrade, buf, cap);
 	if (rc > 0)
 		memcpy(out, buf, rc);
 	free(buf);
@@ -344,6 +347,40 @@ static void test_request_rewrite(void)
 		check_case(&req_cases[i], req_cases[i].want, false, 0);
 }
 
+/* A relayed upgrade (klb_http_wants_upgrade()): Upgrade kept, Connection says so. */
+static const struct rw_case upgrade_cases[] = {
+	{ "upgrade: Upgrade kept, Connection: Upgrade, named fields still dropped",
+	  "GET /ws HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, Upgrade, x-secret\r\n"
+	  "Upgrade: websocket\r\nX-Secret: 1\r\nSec-WebSocket-Key: k==\r\n"
+	  "Sec-WebSocket-Version: 13\r\nKeep-Alive: 5\r\n\r\n",
+	  "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+	  "Sec-WebSocket-Key: k==\r\nSec-WebSocket-Version: 13\r\n"
+	  "X-Forwarded-For: 192.0.2.1\r\nConnection: Upgrade\r\n\r\n" },
+	{ "upgrade h2c: Upgrade kept, HTTP2-Settings (named in Connection) dropped",
+	  "GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+	  "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n",
+	  "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\n"
+	  "X-Forwarded-For: 192.0.2.1\r\nConnection: Upgrade\r\n\r\n" },
+};
+
+static void test_upgrade_rewrite(void)
+{
+	static const struct rw_case resp101 = {
+		"101: Upgrade kept, Connection: Upgrade",
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+		"Connection: Upgrade\r\nSec-WebSocket-Accept: a=\r\n\r\n",
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+		"Sec-WebSocket-Accept: a=\r\nConnection: Upgrade\r\n\r\n",
+	};
+	u32 i;
+
+	rw_upgrade = true;
+	for (i = 0; i < ARRAY_SIZE(upgrade_cases); i++)
+		check_case(&upgrade_cases[i], upgrade_cases[i].want, false, 0);
+	rw_upgrade = false;
+	check_case(&resp101, resp101.want, true, KLB_HTTP_RW_CONN_UPGRADE);
+}
+
 static void test_request_ipv6(void)
 {
 	static const char in[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -536,7 +573,7 @@ static void test_properties(void)
 			continue;
 		tried++;
 		rc = klb_http_rewrite_req((u8 *)h, &a, (const u8 *)"192.0.2.9", 9,
-					  out, n + KLB_HTTP_RW_GROWTH);
+					  false, out, n + KLB_HTTP_RW_GROWTH);
 		if (rc < 0 || parse_msg(&b, (char *)out, rc, false, 0) !=
 		    KLB_HTTP_OK || b.body != a.body ||
 		    b.content_length != a.content_length ||
@@ -580,6 +617,7 @@ int main(void)
 	test_error_response();
 	test_proxy_v2();
 	test_request_rewrite();
+	test_upgrade_rewrite();
 	test_request_ipv6();
 	test_response_rewrite();
 	test_set_cookie();
