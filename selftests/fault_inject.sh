@@ -75,7 +75,6 @@ for l in $(ldd "$KLBCTL" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {
 	cp -L "$l" "$INJ/lib/"
 done
 INJ_LD=$(ls "$INJ"/lib/ld-linux* | head -1)
-inj_klbctl() { ip netns exec "$NS_LB" "$INJ_LD" --library-path "$INJ/lib" "$INJ/klbctl" "$@"; }
 inj_reading() {
 	local nr fd rest
 	read -r nr fd rest <"/proc/$1/syscall" 2>/dev/null || return 1
@@ -88,11 +87,14 @@ inj_run() {
 	mkfifo "$f"
 	head -c 65536 /dev/zero >"$o"
 	exec {w}<>"$f"
-	inj_klbctl "$@" <"$f" 1<>"$o" 2>&1 {w}>&- &
+	# a simple command: $! is then klbctl's pid (ip netns exec execs it)
+	ip netns exec "$NS_LB" "$INJ_LD" --library-path "$INJ/lib" "$INJ/klbctl" "$@" \
+		<"$f" 1<>"$o" 2>&1 {w}>&- &
 	pid=$!
 	if ! poll_until 30 inj_reading $pid; then
 		exec {w}>&-
 		wait $pid
+		diag "$(tr -d '\0' <"$o")"
 		bail "klbctl $* never waited for its input"
 	fi
 	echo 1 >"/proc/$pid/make-it-fail"
