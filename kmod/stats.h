@@ -19,6 +19,7 @@ enum klb_drop_reason {
 	KLB_DROP_TOO_BIG,	/* over the path MTU with DF: ICMP sent back */
 	KLB_DROP_PERSIST_FULL,	/* not dropped: scheduled without persistence */
 	KLB_DROP_BAD_SOURCE,	/* L7: loopback, multicast, broadcast, our own */
+	KLB_DROP_MAXCONN,	/* every usable backend at its maxconn */
 	KLB_DROP__MAX
 };
 

@@ -38,6 +38,11 @@ int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
 void klb_l7_service_stop(struct klb_net *kn, struct klb_service *svc);
 /* @be left its pool: close its idle connections, park no more. */
 void klb_l7_backend_removed(struct klb_net *kn, struct klb_backend *be);
+/*
+ * A backend was added or changed (maxconn raised, up again): requests
+ * waiting for a backend under its maxconn try again (l7/queue.c).
+ */
+void klb_l7_queue_kick_all(struct klb_net *kn);
 
 /*
  * The L4 hooks' way in, PRE_ROUTING: a packet to an http or tls service's

@@ -411,7 +411,8 @@ static void klb_l7_sessions_kick(struct klb_l7_net *l7,
 
 struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 				const struct klb_rule_input *in,
-				struct klb_backend *avoid, const u64 *want)
+				struct klb_backend *avoid, const u64 *want,
+				const void **full)
 {
 	struct klb_backend *be = NULL;
 	struct klb_sched_table *table;
@@ -419,6 +420,8 @@ struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 	struct klb_flow flow = s->flow;
 	int i;
 
+	if (full)
+		*full = NULL;
 	rcu_read_lock();
 	local_bh_disable();	/* schedulers keep per-CPU state */
 	/*
@@ -432,7 +435,8 @@ struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 	/* The backend the client asked for, if it is still eligible. */
 	if (want && table) {
 		be = klb_sched_find(table, *want);
-		if (be && be != avoid)
+		/* A full one: served elsewhere (and given a new cookie). */
+		if (be && be != avoid && !klb_backend_full(be))
 			goto found;
 		be = NULL;
 	}
@@ -443,6 +447,8 @@ struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 		/* Hashing schedulers need another flow to pick another one. */
 		flow.sport = (__force __be16)((__force u16)flow.sport + 1);
 	}
+	if (!be && full && klb_sched_has_backends(table))
+		*full = pool;
 found:
 	if (be)
 		klb_backend_get(be);
@@ -484,6 +490,8 @@ int klb_l7_net_init(struct klb_net *kn)
 		return -ENOMEM;
 	spin_lock_init(&l7->lock);
 	INIT_LIST_HEAD(&l7->sessions);
+	spin_lock_init(&l7->qlock);
+	INIT_LIST_HEAD(&l7->queue);
 	INIT_LIST_HEAD(&l7->listeners);
 	init_waitqueue_head(&l7->gone);
 	kn->l7 = l7;

@@ -110,6 +110,7 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 	struct klb_l7_session *s = &t->s;
 	struct klb_rule_input in = { };
 	struct klb_backend *avoid = t->be;
+	const void *full;
 
 	if (sni) {
 		in.sni = (const u8 *)t->hello.sni;
@@ -118,9 +119,12 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 	/* Its service stopped: the one that took its address over (restore). */
 	if (klb_l7_session_stopping(s))
 		klb_l7_session_follow(s);
-	t->be = klb_l7_pick(s, &in, avoid, NULL);
+	t->be = klb_l7_pick(s, &in, avoid, NULL, &full);
 	if (avoid)
 		klb_backend_put(avoid);
+	/* No queue in tls mode: every backend full, closed like L4 drops. */
+	if (!t->be && full)
+		klb_stats_drop(s->svc->stats, KLB_DROP_MAXCONN);
 	if (!t->be)
 		return klb_tls_fail(t, KLB_L7_ERR_NO_BACKEND);
 	if (!t->retried)
@@ -296,7 +300,7 @@ static void klb_tls_destroy(struct klb_l7_session *s, bool abort)
 	if (t->up)
 		klb_upstream_close(t->up, abort || !clean);
 	if (t->active)
-		atomic_dec(&t->be->active_conns);
+		klb_l7_backend_done(s->kn, t->be);
 	if (t->be)
 		klb_backend_put(t->be);
 	klb_tls_hello_free(t);

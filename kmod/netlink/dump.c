@@ -41,7 +41,8 @@ static struct klb_nl_dump_ctx *klb_nl_dump_ctx(struct netlink_callback *cb)
 static size_t klb_nl_stats_size(void)
 {
 	return nla_total_size(0) +			/* STATS */
-	       9 * nla_total_size_64bit(sizeof(u64)) +	/* counters */
+	       (6 + KLB_DROP__MAX) *
+	       nla_total_size_64bit(sizeof(u64)) +	/* counters, drops */
 	       nla_total_size(0) +			/* L7 */
 	       KLB_L7__MAX * nla_total_size_64bit(sizeof(u64));
 }
@@ -145,6 +146,9 @@ static int klb_nl_put_stats(struct sk_buff *skb, int type,
 			       KLB_STATS_A_PAD) ||
 	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_BAD_SOURCE,
 			       sum->drops[KLB_DROP_BAD_SOURCE],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_MAXCONN,
+			       sum->drops[KLB_DROP_MAXCONN],
 			       KLB_STATS_A_PAD)))
 		goto err;
 	if (l7 && klb_nl_put_l7(skb, sum))

@@ -90,6 +90,7 @@
 
 #define KLB_NAME_MAX		32	/* including the terminating NUL */
 #define KLB_WEIGHT_MAX		65535
+#define KLB_MAXCONN_MAX		1000000	/* a backend's maxconn; 0: no cap */
 
 enum klb_cmd {
 	KLB_CMD_UNSPEC,
@@ -319,6 +320,7 @@ enum klb_backend_attr {
 	KLB_BACKEND_A_EJECTIONS,	/* u32: ejections in a row (output) */
 	KLB_BACKEND_A_PASSIVE_FAIL,	/* u64: failures passive health counted (output) */
 	KLB_BACKEND_A_WEIGHT_NOW,	/* u32: weight during slow start; absent: WEIGHT (output) */
+	KLB_BACKEND_A_MAXCONN,	/* u32, 0..KLB_MAXCONN_MAX: open conns cap; 0 none */
 
 	__KLB_BACKEND_A_MAX
 };
@@ -366,6 +368,7 @@ enum klb_stats_attr {
 	KLB_STATS_A_DROP_TOO_BIG,	/* u64, service only: answered with ICMP */
 	KLB_STATS_A_PERSIST_FULL,	/* u64, service only: persist_max reached */
 	KLB_STATS_A_DROP_BAD_SOURCE,	/* u64, service only: L7, martian source */
+	KLB_STATS_A_DROP_MAXCONN,	/* u64, service only: every backend at maxconn */
 
 	__KLB_STATS_A_MAX
 };
