@@ -97,6 +97,7 @@ static void http_flush_bytes(struct http_session *hs)
 	klb_stats_l7_bytes(hs->s.svc->stats, hs->bytes_in, hs->bytes_out);
 	if (hs->be)
 		klb_stats_l7_bytes(hs->be->stats, hs->bytes_in, hs->bytes_out);
+	klb_l7_session_add_bytes(&hs->s, hs->bytes_in, hs->bytes_out);
 	hs->bytes_in = 0;
 	hs->bytes_out = 0;
 }
@@ -106,6 +107,7 @@ static void http_set_backend(struct http_session *hs, struct klb_backend *be)
 {
 	hs->be = be;
 	atomic_inc(&be->active_conns);
+	klb_l7_session_set_backend(&hs->s, be);
 }
 
 void http_put_backend(struct http_session *hs)
@@ -113,6 +115,7 @@ void http_put_backend(struct http_session *hs)
 	if (!hs->be)
 		return;
 	http_flush_bytes(hs);
+	klb_l7_session_set_backend(&hs->s, NULL);
 	klb_l7_backend_done(hs->s.kn, hs->be);
 	klb_backend_put(hs->be);
 	hs->be = NULL;
@@ -788,8 +791,29 @@ static void http_destroy(struct klb_l7_session *s, bool abort)
 	http_bufs_put(hs);
 }
 
+/* For conn dumps: single loads of what the work item writes. */
+static u8 http_state(const struct klb_l7_session *s)
+{
+	const struct http_session *hs = container_of(s, struct http_session, s);
+
+	switch (READ_ONCE(hs->state)) {
+	case HS_HEAD:
+		return READ_ONCE(hs->tmode) == HT_KEEPALIVE ?
+		       KLB_L7_STATE_IDLE : KLB_L7_STATE_READING_HEAD;
+	case HS_CONNECT:
+		return KLB_L7_STATE_WAITING_BACKEND;
+	case HS_QUEUED:
+		return KLB_L7_STATE_QUEUED;
+	case HS_REPLY:
+		return KLB_L7_STATE_REPLYING;
+	default:
+		return KLB_L7_STATE_RELAYING;
+	}
+}
+
 const struct klb_l7_session_ops klb_http_session_ops = {
 	.size = sizeof(struct http_session),
 	.run = http_run,
 	.destroy = http_destroy,
+	.state = http_state,
 };

@@ -111,6 +111,12 @@ struct klb_l7_session_ops {
 	 * everything with a reset, park nothing.
 	 */
 	void (*destroy)(struct klb_l7_session *s, bool abort);
+	/*
+	 * What the session is doing (enum klb_l7_state), for a conn dump:
+	 * from any context, under klb_l7_net.lock; reads the protocol's
+	 * state with single loads, no pointer followed.
+	 */
+	u8 (*state)(const struct klb_l7_session *s);
 };
 
 extern const struct klb_l7_session_ops klb_http_session_ops;
@@ -133,7 +139,26 @@ struct klb_l7_session {
 	bool reset;			/* close the client with a RST */
 	/* The client connection, as accepted: client -> VIP. */
 	struct klb_flow flow;
+	unsigned long created;		/* jiffies, accepted */
+	/*
+	 * What a conn dump shows besides the flow, under info_lock (the
+	 * session sets it, a dump reads it): the backend serving it (a copy:
+	 * a dump follows no pointer; port 0: none), bytes relayed in all.
+	 */
+	spinlock_t info_lock;
+	union nf_inet_addr be_addr;
+	__be16 be_port;
+	u16 be_family;
+	u64 bytes_in;
+	u64 bytes_out;
 };
+
+/* @be (NULL: none) serves @s now, as conn dumps show it. */
+void klb_l7_session_set_backend(struct klb_l7_session *s,
+				const struct klb_backend *be);
+/* @s relayed @in more bytes from the client, @out more to it. */
+void klb_l7_session_add_bytes(struct klb_l7_session *s, u64 in, u64 out);
+
 
 /*
  * Arm the session's timer @secs seconds from now (replacing any earlier
@@ -323,6 +348,7 @@ struct klb_l7_net {
 	spinlock_t qlock;		/* queue */
 	struct list_head queue;		/* struct klb_l7_waiter.node, FIFO */
 	unsigned int nqueued;		/* read locklessly: any waiter? */
+	unsigned int sgen;		/* under lock: bumped as sessions come and go */
 };
 
 /* ---- fixed sizes -------------------------------------------------------- */

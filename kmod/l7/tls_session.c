@@ -125,6 +125,7 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 	/* No queue in tls mode: every backend full, closed like L4 drops. */
 	if (!t->be && full)
 		klb_stats_drop(s->svc->stats, KLB_DROP_MAXCONN);
+	klb_l7_session_set_backend(s, t->be);
 	if (!t->be)
 		return klb_tls_fail(t, KLB_L7_ERR_NO_BACKEND);
 	if (!t->retried)
@@ -253,8 +254,10 @@ static bool klb_tls_relay(struct klb_tls_session *t)
 	if (t->c2b.buf && t->c2b.off == t->c2b.len)
 		klb_tls_hello_free(t);
 	e2 = klb_tls_pump(&t->up->s, &s->client, &t->b2c, &progress, &out);
-	if (in || out)
+	if (in || out) {
 		klb_stats_l7_bytes(s->svc->stats, in, out);
+		klb_l7_session_add_bytes(s, in, out);
+	}
 	if ((e1 && e1 != -EAGAIN) || (e2 && e2 != -EAGAIN))
 		return klb_tls_fail(t, KLB_L7_ERR_RESET);
 	if (t->c2b.shut && t->b2c.shut)
@@ -306,8 +309,25 @@ static void klb_tls_destroy(struct klb_l7_session *s, bool abort)
 	klb_tls_hello_free(t);
 }
 
+/* For conn dumps: a single load of what the work item writes. */
+static u8 klb_tls_state(const struct klb_l7_session *s)
+{
+	const struct klb_tls_session *t =
+		container_of(s, struct klb_tls_session, s);
+
+	switch (READ_ONCE(t->state)) {
+	case KLB_TLS_HELLO:
+		return KLB_L7_STATE_READING_HEAD;
+	case KLB_TLS_CONNECTING:
+		return KLB_L7_STATE_WAITING_BACKEND;
+	default:
+		return KLB_L7_STATE_RELAYING;
+	}
+}
+
 const struct klb_l7_session_ops klb_tls_session_ops = {
 	.size = sizeof(struct klb_tls_session),
 	.run = klb_tls_run,
 	.destroy = klb_tls_destroy,
+	.state = klb_tls_state,
 };

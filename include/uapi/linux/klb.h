@@ -257,6 +257,21 @@ enum klb_conn_state {
 
 #define KLB_CONN_STATE_MAX (__KLB_CONN_STATE_MAX - 1)
 
+/* What an L7 session (http, tls) is doing, as reported by KLB_CONN_A_L7_STATE */
+enum klb_l7_state {
+	KLB_L7_STATE_READING_HEAD,	/* a request head (tls: the ClientHello) */
+	KLB_L7_STATE_WAITING_BACKEND,	/* connecting to the backend */
+	KLB_L7_STATE_QUEUED,		/* every backend at its maxconn: waiting */
+	KLB_L7_STATE_RELAYING,		/* request and response, or tls bytes */
+	KLB_L7_STATE_IDLE,		/* keep-alive, between requests */
+	KLB_L7_STATE_REPLYING,		/* an answer of klb's own (4xx, 5xx) */
+	KLB_L7_STATE_CLOSING,		/* draining the client before the close */
+
+	__KLB_L7_STATE_MAX
+};
+
+#define KLB_L7_STATE_MAX (__KLB_L7_STATE_MAX - 1)
+
 /* top level */
 enum klb_attr {
 	KLB_A_UNSPEC,
@@ -486,6 +501,13 @@ enum klb_conn_attr {
 	KLB_CONN_A_LOCAL_ADDR4,		/* binary 4: fnat source towards the backend */
 	KLB_CONN_A_LOCAL_ADDR6,		/* binary 16 */
 	KLB_CONN_A_LOCAL_PORT,		/* u16 */
+	/* L7 sessions (http, tls), after the L4 connections; no EXPIRES_MS */
+	KLB_CONN_A_MODE,		/* u8: enum klb_mode; L7 sessions only */
+	KLB_CONN_A_L7_STATE,		/* u8: enum klb_l7_state */
+	KLB_CONN_A_AGE_MS,		/* u32: since the client connected */
+	KLB_CONN_A_BYTES_IN,		/* u64: client -> backend, relayed */
+	KLB_CONN_A_BYTES_OUT,		/* u64: backend -> client, relayed */
+	KLB_CONN_A_PAD,
 
 	__KLB_CONN_A_MAX
 };
