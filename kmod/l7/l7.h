@@ -14,6 +14,7 @@
  *  - upstream.c  connections to backends, and the per-backend idle pool
  *                that keeps them alive across client connections
  *  - route.c     the pool a request or a ClientHello goes to (rules)
+ *  - queue.c     http requests waiting for a backend under its maxconn
  *  - parse/      pure code, also built in userspace: HTTP heads, the TLS
  *                ClientHello, rule matching, head rewriting
  *
@@ -158,7 +159,6 @@ void klb_l7_session_set_backend(struct klb_l7_session *s,
 				const struct klb_backend *be);
 /* @s relayed @in more bytes from the client, @out more to it. */
 void klb_l7_session_add_bytes(struct klb_l7_session *s, u64 in, u64 out);
-
 
 /*
  * Arm the session's timer @secs seconds from now (replacing any earlier
