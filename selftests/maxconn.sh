@@ -114,13 +114,13 @@ req_at() {
 }
 l7_sysctl http_queue_max=3 http_queue_timeout=8
 rm -f "$TMPD"/q.*
-req_at 1 /delay/800/q1
-poll_until 10 grep -q "req .* /delay/800/q1" "$(py_log 3)"
+req_at 1 /delay/3000/q1
+poll_until 10 grep -q "req .* /delay/3000/q1" "$(py_log 3)"
 for i in 2 3 4; do
-	req_at $i /delay/800/q$i
+	req_at $i /delay/300/q$i
 	sleep 0.2
 done
-poll_until 10 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
+check "conn show: three requests queued behind the first" poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
 	jq -e '[.[] | select(.state == \"queued\")] | length == 3'"
 CJ=$(klbctl -j conn show service web)
 CT=$(klbctl conn show service web)
@@ -141,7 +141,7 @@ check "conn show: the relaying line in text" \
 for i in 1 2 3 4; do poll_until 20 test -e "$TMPD/q.$i"; done
 check_eq "all four answered 200" "$(cat "$TMPD"/q.[1-4] | awk '{print $1}' | tr '\n' ' ')" "200 200 200 200 "
 check_eq "served in arrival order" \
-	"$(grep -o 'req [0-9]* GET /delay/800/q[0-9]' "$(py_log 3)" | grep -o 'q[0-9]$' | tr '\n' ' ')" "q1 q2 q3 q4 "
+	"$(grep -oE 'req [0-9]+ GET /delay/[0-9]+/q[0-9]' "$(py_log 3)" | grep -o 'q[0-9]$' | tr '\n' ' ')" "q1 q2 q3 q4 "
 check_eq "and answered in that order" \
 	"$(for i in 1 2 3 4; do echo "$(awk '{print $2}' "$TMPD/q.$i") q$i"; done | sort -n | awk '{print $2}' | tr '\n' ' ')" "q1 q2 q3 q4 "
 check_eq "drops.maxconn of web: none yet" "$(svc_stat web drops.maxconn)" 0
@@ -149,10 +149,10 @@ check_eq "drops.maxconn of web: none yet" "$(svc_stat web drops.maxconn)" 0
 # queue full: one served, one queued, the third 503 at once
 l7_sysctl http_queue_max=1
 rm -f "$TMPD"/q.*
-req_at 1 /delay/1500/f1
-poll_until 10 grep -q "req .* /delay/1500/f1" "$(py_log 3)"
+req_at 1 /delay/3000/f1
+poll_until 10 grep -q "req .* /delay/3000/f1" "$(py_log 3)"
 req_at 2 /delay/10/f2
-poll_until 10 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
+check "conn show: one request queued" poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
 	jq -e '[.[] | select(.state == \"queued\")] | length == 1'"
 req_at 3 /delay/10/f3
 poll_until 10 test -e "$TMPD/q.3"
