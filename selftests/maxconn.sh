@@ -15,8 +15,8 @@
 #       three wait in the queue, each served in arrival order (the
 #       backend's log), all 200 within http_queue_timeout; conn show lists
 #       the L7 sessions (text and JSON), one of them queued. Queue of 1:
-#       the third concurrent request gets 503 at once; queue timeout 1 s
-#       behind a 3 s request: 503; both counted in drops.maxconn.
+#       the third concurrent request gets 503 at once; queue timeout 2 s
+#       behind a 10 s request: 503; both counted in drops.maxconn.
 #   save | restore keeps maxconn; bad maxconn and http_queue_timeout=0
 #       are refused with a message, the configuration unchanged.
 source "$(dirname "$0")/lib.sh"
@@ -112,13 +112,17 @@ req_at() {
 		echo " $(date +%s.%N)" >>"$2.tmp"; mv "$2.tmp" "$2"' _ \
 		"http://$VIP4:81$2" "$TMPD/q.$1" &
 }
-l7_sysctl http_queue_max=3 http_queue_timeout=8
+# The VM is slow (emulation on a loaded host): the request ahead lasts
+# long enough for the others to be seen queued, and the queue timeout is
+# longer still.
+l7_sysctl http_queue_max=3 http_queue_timeout=60
 rm -f "$TMPD"/q.*
-req_at 1 /delay/3000/q1
-poll_until 10 grep -q "req .* /delay/3000/q1" "$(py_log 3)"
+req_at 1 /delay/8000/q1
+poll_until 20 grep -q "req .* /delay/8000/q1" "$(py_log 3)"
 for i in 2 3 4; do
 	req_at $i /delay/300/q$i
-	sleep 0.2
+	poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
+		jq -e '[.[] | select(.state == \"queued\")] | length == $((i - 1))'"
 done
 check "conn show: three requests queued behind the first" poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
 	jq -e '[.[] | select(.state == \"queued\")] | length == 3'"
@@ -138,7 +142,7 @@ check "conn show: a queued line in text" \
 	grep -qE "^http 10\.0\.0\.2:[0-9]+ -> 10\.0\.100\.1:81 -> none queued age [0-9]+s in 0 out 0 service web\$" <<<"$CT"
 check "conn show: the relaying line in text" \
 	grep -qE "^http 10\.0\.0\.2:[0-9]+ -> 10\.0\.100\.1:81 -> 10\.0\.1\.13:80 relaying age [0-9]+s in [1-9][0-9]* out [0-9]+ service web\$" <<<"$CT"
-for i in 1 2 3 4; do poll_until 20 test -e "$TMPD/q.$i"; done
+for i in 1 2 3 4; do poll_until 60 test -e "$TMPD/q.$i"; done
 check_eq "all four answered 200" "$(cat "$TMPD"/q.[1-4] | awk '{print $1}' | tr '\n' ' ')" "200 200 200 200 "
 check_eq "served in arrival order" \
 	"$(grep -oE 'req [0-9]+ GET /delay/[0-9]+/q[0-9]' "$(py_log 3)" | grep -o 'q[0-9]$' | tr '\n' ' ')" "q1 q2 q3 q4 "
@@ -149,25 +153,25 @@ check_eq "drops.maxconn of web: none yet" "$(svc_stat web drops.maxconn)" 0
 # queue full: one served, one queued, the third 503 at once
 l7_sysctl http_queue_max=1
 rm -f "$TMPD"/q.*
-req_at 1 /delay/3000/f1
-poll_until 10 grep -q "req .* /delay/3000/f1" "$(py_log 3)"
+req_at 1 /delay/8000/f1
+poll_until 20 grep -q "req .* /delay/8000/f1" "$(py_log 3)"
 req_at 2 /delay/10/f2
 check "conn show: one request queued" poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
 	jq -e '[.[] | select(.state == \"queued\")] | length == 1'"
 req_at 3 /delay/10/f3
 poll_until 10 test -e "$TMPD/q.3"
 check_eq "queue full: 503 at once" "$(awk '{print $1}' "$TMPD/q.3")" 503
-for i in 1 2; do poll_until 20 test -e "$TMPD/q.$i"; done
+for i in 1 2; do poll_until 60 test -e "$TMPD/q.$i"; done
 check_eq "the served and the queued one: 200" "$(cat "$TMPD"/q.[12] | awk '{print $1}' | tr '\n' ' ')" "200 200 "
 check_eq "drops.maxconn of web: 1" "$(svc_stat web drops.maxconn)" 1
 
-# queue timeout: 1 s behind a 3 s request
-l7_sysctl http_queue_max=3 http_queue_timeout=1
+# queue timeout: 2 s behind a 10 s request
+l7_sysctl http_queue_max=3 http_queue_timeout=2
 rm -f "$TMPD"/q.*
-req_at 1 /delay/3000/t1
-poll_until 10 grep -q "req .* /delay/3000/t1" "$(py_log 3)"
+req_at 1 /delay/10000/t1
+poll_until 20 grep -q "req .* /delay/10000/t1" "$(py_log 3)"
 req_at 2 /delay/10/t2
-for i in 1 2; do poll_until 20 test -e "$TMPD/q.$i"; done
+for i in 1 2; do poll_until 60 test -e "$TMPD/q.$i"; done
 check_eq "queue timeout: 503 for the waiting one, 200 for the slow one" \
 	"$(awk '{print $1}' "$TMPD/q.2") $(awk '{print $1}' "$TMPD/q.1")" "503 200"
 check "the 503 came before the slow answer" \
