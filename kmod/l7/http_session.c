@@ -436,6 +436,14 @@ static int http_route_pick(struct http_session *hs)
 		klb_backend_put(be);
 		be = NULL;
 	}
+	/*
+	 * Its service now routes it to another pool (a restore replaced
+	 * them): wait for that one's backends, at the end of its line.
+	 */
+	if (queued && full && full != hs->wait.pool) {
+		klb_l7_queue_del(s, &hs->wait);
+		queued = false;
+	}
 	if (be) {
 		klb_l7_queue_del(s, &hs->wait);
 		klb_l7_count(s, be, KLB_L7_REQUESTS);
@@ -445,8 +453,11 @@ static int http_route_pick(struct http_session *hs)
 	if (full && queued && !klb_l7_session_expired(s))
 		return HS_WAIT;
 	if (full && !queued && !klb_l7_queue_add(s, &hs->wait, full)) {
-		hs->state = HS_QUEUED;
-		http_arm(hs, HT_QUEUE);
+		/* Requeued for another pool: the first deadline still holds. */
+		if (hs->state != HS_QUEUED) {
+			hs->state = HS_QUEUED;
+			http_arm(hs, HT_QUEUE);
+		}
 		return HS_WAIT;
 	}
 	klb_l7_queue_del(s, &hs->wait);
