@@ -15,8 +15,10 @@
 #       three wait in the queue, each served in arrival order (the
 #       backend's log), all 200 within http_queue_timeout; conn show lists
 #       the L7 sessions (text and JSON), one of them queued. Queue of 1:
-#       the third concurrent request gets 503 at once; queue timeout 2 s
-#       behind a 10 s request: 503; both counted in drops.maxconn.
+#       the third concurrent request gets 503 at once; queue timeout 1 s
+#       behind a request be3 holds: 503; both counted in drops.maxconn.
+#       be3 holds its answers until the test opens a gate (l7be_start),
+#       so no step depends on the VM's speed.
 #   save | restore keeps maxconn; bad maxconn and http_queue_timeout=0
 #       are refused with a message, the configuration unchanged.
 source "$(dirname "$0")/lib.sh"
@@ -33,7 +35,6 @@ nginx_wait 2
 l7be_start 3
 B1=$(be4 1) B2=$(be4 2) B3=$(be4 3)
 
-cfg() { check "klbctl $*" klbctl "$@"; }
 active_of() {
 	klbctl -j backend show "$1" |
 		jq -r --arg a "$2" '.[] | select(.addr == $a) | .active'
@@ -105,27 +106,37 @@ check "http_queue_timeout=0 refused ($out)" grep -q "Invalid argument" <<<"$out"
 check_eq "http_queue_timeout unchanged" "$(lb sysctl -n net.klb.http_queue_timeout)" 5
 
 # ---- L7: the queue ------------------------------------------------------------------
+# Requests for /gate/NAME are held by be3 until gate_open NAME: each step
+# waits for an event (a log line, a state in conn show, an answer), never
+# for a time, so a slow VM changes only how long it takes.
 # req_at ID PATH: a request at once in the background; status and the time
 # it ended to $TMPD/q.ID
 req_at() {
-	cli bash -c 'curl -s --max-time 20 -o /dev/null -w "%{http_code}" "$1" >"$2.tmp";
+	cli bash -c 'curl -s --max-time 60 -o /dev/null -w "%{http_code}" "$1" >"$2.tmp";
 		echo " $(date +%s.%N)" >>"$2.tmp"; mv "$2.tmp" "$2"' _ \
 		"http://$VIP4:81$2" "$TMPD/q.$1" &
 }
-# The VM is slow (emulation on a loaded host): the request ahead lasts
-# long enough for the others to be seen queued, and the queue timeout is
-# longer still.
-l7_sysctl http_queue_max=3 http_queue_timeout=60
+# queued_is N: conn show lists N queued sessions of web
+queued_is() {
+	klbctl -j conn show service web |
+		jq -e --argjson n "$1" '[.[] | select(.state == "queued")] | length == $n'
+}
+# reached PATH: lines of be3's log for requests to PATH (0: never reached)
+reached() { grep -cE "^req [0-9]+ GET $1\$" "$(py_log 3)"; }
+status_of() { awk '{print $1}' "$TMPD/q.$1"; }
+ended_at() { awk '{print $2}' "$TMPD/q.$1"; }
+
+# The queue timeout is long enough for a request held through every step.
+l7_sysctl http_queue_max=3 http_queue_timeout=120
 rm -f "$TMPD"/q.*
-req_at 1 /delay/8000/q1
-poll_until 20 grep -q "req .* /delay/8000/q1" "$(py_log 3)"
+req_at 1 /gate/q1
+poll_until 60 grep -q "^req .* /gate/q1\$" "$(py_log 3)"
+# One at a time, each seen queued before the next: the arrival order is known.
 for i in 2 3 4; do
-	req_at $i /delay/300/q$i
-	poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
-		jq -e '[.[] | select(.state == \"queued\")] | length == $((i - 1))'"
+	req_at $i /gate/q$i
+	poll_until 60 queued_is $((i - 1))
 done
-check "conn show: three requests queued behind the first" poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
-	jq -e '[.[] | select(.state == \"queued\")] | length == 3'"
+check "conn show: three requests queued behind the first" queued_is 3
 CJ=$(klbctl -j conn show service web)
 CT=$(klbctl conn show service web)
 diag "$CT"
@@ -142,41 +153,57 @@ check "conn show: a queued line in text" \
 	grep -qE "^http 10\.0\.0\.2:[0-9]+ -> 10\.0\.100\.1:81 -> none queued age [0-9]+s in 0 out 0 service web\$" <<<"$CT"
 check "conn show: the relaying line in text" \
 	grep -qE "^http 10\.0\.0\.2:[0-9]+ -> 10\.0\.100\.1:81 -> 10\.0\.1\.13:80 relaying age [0-9]+s in [1-9][0-9]* out [0-9]+ service web\$" <<<"$CT"
-for i in 1 2 3 4; do poll_until 60 test -e "$TMPD/q.$i"; done
-check_eq "all four answered 200" "$(cat "$TMPD"/q.[1-4] | awk '{print $1}' | tr '\n' ' ')" "200 200 200 200 "
+check_eq "maxconn 1: only the first reached be3" "$(reached /gate/q1) $(reached '/gate/q[234]')" "1 0"
+# Release them one by one: each answered, then the next in line reaches
+# be3, and only that one (the one in service holds the slot).
+seen=""
+for i in 1 2 3; do
+	gate_open q$i
+	poll_until 60 test -e "$TMPD/q.$i"
+	poll_until 60 grep -q "^req .* /gate/q$((i + 1))\$" "$(py_log 3)"
+	seen="$seen$(reached '/gate/q[1-4]') "
+done
+gate_open q4
+poll_until 60 test -e "$TMPD/q.4"
+check_eq "after each answer one more request reached be3" "$seen" "2 3 4 "
+check_eq "all four answered 200" "$(for i in 1 2 3 4; do status_of $i; done | tr '\n' ' ')" "200 200 200 200 "
 check_eq "served in arrival order" \
-	"$(grep -oE 'req [0-9]+ GET /delay/[0-9]+/q[0-9]' "$(py_log 3)" | grep -o 'q[0-9]$' | tr '\n' ' ')" "q1 q2 q3 q4 "
+	"$(grep -oE '^req [0-9]+ GET /gate/q[0-9]$' "$(py_log 3)" | grep -o 'q[0-9]$' | tr '\n' ' ')" "q1 q2 q3 q4 "
 check_eq "and answered in that order" \
-	"$(for i in 1 2 3 4; do echo "$(awk '{print $2}' "$TMPD/q.$i") q$i"; done | sort -n | awk '{print $2}' | tr '\n' ' ')" "q1 q2 q3 q4 "
+	"$(for i in 1 2 3 4; do echo "$(ended_at $i) q$i"; done | sort -n | awk '{print $2}' | tr '\n' ' ')" "q1 q2 q3 q4 "
 check_eq "drops.maxconn of web: none yet" "$(svc_stat web drops.maxconn)" 0
 
 # queue full: one served, one queued, the third 503 at once
 l7_sysctl http_queue_max=1
 rm -f "$TMPD"/q.*
-req_at 1 /delay/8000/f1
-poll_until 20 grep -q "req .* /delay/8000/f1" "$(py_log 3)"
-req_at 2 /delay/10/f2
-check "conn show: one request queued" poll_until 20 sh -c "ip netns exec $NS_LB $KLBCTL -j conn show service web |
-	jq -e '[.[] | select(.state == \"queued\")] | length == 1'"
-req_at 3 /delay/10/f3
-poll_until 10 test -e "$TMPD/q.3"
-check_eq "queue full: 503 at once" "$(awk '{print $1}' "$TMPD/q.3")" 503
+req_at 1 /gate/f1
+poll_until 60 grep -q "^req .* /gate/f1\$" "$(py_log 3)"
+req_at 2 /f2
+check "conn show: one request queued" poll_until 60 queued_is 1
+req_at 3 /f3
+poll_until 60 test -e "$TMPD/q.3"
+check_eq "queue full: 503 at once" "$(status_of 3)" 503
+check "the first still held, the queued one not answered" test ! -e "$TMPD/q.1" -a ! -e "$TMPD/q.2"
+gate_open f1
 for i in 1 2; do poll_until 60 test -e "$TMPD/q.$i"; done
-check_eq "the served and the queued one: 200" "$(cat "$TMPD"/q.[12] | awk '{print $1}' | tr '\n' ' ')" "200 200 "
+check_eq "the served and the queued one: 200" "$(status_of 1) $(status_of 2)" "200 200"
+check_eq "f3 never reached the backend" "$(reached /f3)" 0
 check_eq "drops.maxconn of web: 1" "$(svc_stat web drops.maxconn)" 1
 
-# queue timeout: 2 s behind a 10 s request
-l7_sysctl http_queue_max=3 http_queue_timeout=2
+# queue timeout: 1 s behind a request held until the 503 came
+l7_sysctl http_queue_max=3 http_queue_timeout=1
 rm -f "$TMPD"/q.*
-req_at 1 /delay/10000/t1
-poll_until 20 grep -q "req .* /delay/10000/t1" "$(py_log 3)"
-req_at 2 /delay/10/t2
-for i in 1 2; do poll_until 60 test -e "$TMPD/q.$i"; done
-check_eq "queue timeout: 503 for the waiting one, 200 for the slow one" \
-	"$(awk '{print $1}' "$TMPD/q.2") $(awk '{print $1}' "$TMPD/q.1")" "503 200"
+req_at 1 /gate/t1
+poll_until 60 grep -q "^req .* /gate/t1\$" "$(py_log 3)"
+req_at 2 /t2
+poll_until 60 test -e "$TMPD/q.2"
+check_eq "queue timeout: 503 for the waiting one" "$(status_of 2)" 503
+check "the slow one still held then" test ! -e "$TMPD/q.1"
+gate_open t1
+poll_until 60 test -e "$TMPD/q.1"
+check_eq "and 200 for the slow one" "$(status_of 1)" 200
 check "the 503 came before the slow answer" \
-	awk -v a="$(awk '{print $2}' "$TMPD/q.2")" -v b="$(awk '{print $2}' "$TMPD/q.1")" 'BEGIN {exit !(a < b)}'
+	awk -v a="$(ended_at 2)" -v b="$(ended_at 1)" 'BEGIN {exit !(a < b)}'
 check_eq "drops.maxconn of web: 2" "$(svc_stat web drops.maxconn)" 2
-check_eq "t2 never reached the backend" "$(grep -c '/delay/10/t2' "$(py_log 3)")" 0
+check_eq "t2 never reached the backend" "$(reached /t2)" 0
 check_eq "be3 active 0 at the end" "$(active_of py $B3)" 0
-
