@@ -3,14 +3,14 @@
 #
 # Per-backend maxconn, L4 and L7, and L7 sessions in `klbctl conn show`.
 #
-#   client ---- balancer ----+---- be1 nginx        pool l4 (rr): be1 maxconn 2, be2
+#   client ---- balancer ----+---- be1 nginx        pool l4 (rr): be1 maxconn 1, be2
 #                            +---- be2 nginx        service l4  VIP:80  nat
 #                            +---- be3 l7_backend   pool py: be3 maxconn 1
 #                                                   service web VIP:81  http
 #
-#   L4: six held connections: be1 gets 2 (its cap), be2 the other 4; be2
-#       capped at 4 too: a seventh is dropped, counted in drops.maxconn;
-#       one of be1's closes: the next connection goes to be1.
+#   L4: three held connections: be1 gets 1 (its cap), be2 the other 2;
+#       be2 capped at 2 too: a fourth is dropped, counted in
+#       drops.maxconn; be1's closes: the next connection goes to be1.
 #   L7: four requests to a backend with maxconn 1 at once: one is served,
 #       three wait in the queue, each served in arrival order (the
 #       backend's log), all 200 within http_queue_timeout; conn show lists
@@ -39,9 +39,13 @@ active_of() {
 	klbctl -j backend show "$1" |
 		jq -r --arg a "$2" '.[] | select(.addr == $a) | .active'
 }
+# active_is POOL ADDR N: for poll_until, which runs it again each time
+active_is() { [ "$(active_of "$1" "$2")" = "$3" ]; }
+# phase NAME: how long the test took so far, to see where the time goes
+phase() { diag "$1 done at ${SECONDS}s"; }
 
 cfg pool add l4 sched rr
-cfg backend add l4 $B1:80 maxconn 2
+cfg backend add l4 $B1:80 maxconn 1
 cfg backend add l4 $B2:80
 cfg service add l4 vip $VIP4:80 proto tcp mode nat pool l4
 cfg pool add py
@@ -49,18 +53,23 @@ cfg backend add py $B3:80 maxconn 1
 cfg service add web vip $VIP4:81 proto tcp mode http pool py
 
 check_eq "backend show: maxconn and the active count" \
-	"$(klbctl backend show l4 | head -1)" "	backend $B1:80 weight 1 state up maxconn 2 active 0"
+	"$(klbctl backend show l4 | head -1)" "	backend $B1:80 weight 1 state up maxconn 1 active 0"
 check_eq "backend show -j: maxconn" \
-	"$(klbctl -j backend show l4 | jq -c '[.[] | .maxconn]')" "[2,null]"
+	"$(klbctl -j backend show l4 | jq -c '[.[] | .maxconn]')" "[1,null]"
 
+phase setup
 # ---- L4 ----------------------------------------------------------------------
-for i in 1 2 3 4 5 6; do hold_open $i $VIP4 80; done
-t=$(conn_backends l4 | sort | uniq -c | awk '{print $2"="$1}' | tr '\n' ' ')
-check_eq "six held connections: be1 at its cap of 2, be2 the rest ($t)" \
-	"$(conn_backends l4 | grep -c "^$B1\$") $(conn_backends l4 | grep -c "^$B2\$")" "2 4"
-check_eq "be1 active 2" "$(active_of l4 $B1)" 2
+# rr: connection 1 to be1, 2 to be2, 3 to be1 which is full: be2
+for i in 1 2 3; do hold_open $i $VIP4 80; done
+cb=$(conn_backends l4)
+t=$(sort <<<"$cb" | uniq -c | awk '{print $2"="$1}' | tr '\n' ' ')
+check_eq "three held connections: be1 at its cap of 1, be2 the rest ($t)" \
+	"$(grep -c "^$B1\$" <<<"$cb") $(grep -c "^$B2\$" <<<"$cb")" "1 2"
+phase "L4 held"
 
-cfg backend set l4 $B2:80 maxconn 4
+cfg backend set l4 $B2:80 maxconn 2
+# (active is shown for a capped backend only)
+check_eq "active: be1 1, be2 2" "$(active_of l4 $B1) $(active_of l4 $B2)" "1 2"
 d0=$(svc_stat l4 drops.maxconn)
 r=$(cli curl -s --max-time 2 "http://$VIP4/" || true)
 check_eq "both at their cap: a new connection gets nothing" "$r" ""
@@ -69,18 +78,19 @@ check "drops.maxconn counted ($d0 -> $d1)" test "$d1" -gt "$d0"
 check_eq "drops.maxconn in the text stats too" \
 	"$(klbctl -s service show l4 | grep -o "maxconn $d1")" "maxconn $d1"
 
-# rr put connections 1 and 3 on be1 (the fifth found it full)
+phase "L4 drop"
 check_eq "held connection 1 was be1's" "$(hold_release 1)" be1
-poll_until 20 test "$(active_of l4 $B1)" = 1
-check_eq "be1 active 1 once it closed" "$(active_of l4 $B1)" 1
+poll_until 20 active_is l4 $B1 0
+check_eq "be1 active 0 once it closed" "$(active_of l4 $B1)" 0
 check_eq "the freed slot is used again: be1" "$(cli curl -s --max-time 5 "http://$VIP4/")" be1
 r=""
-for i in 2 3 4 5 6; do r="$r$(hold_release $i) "; done
-check_eq "the others answered by their backends" "$r" "be2 be1 be2 be2 be2 "
+for i in 2 3; do r="$r$(hold_release $i) "; done
+check_eq "the others answered by their backends" "$r" "be2 be2 "
 
+phase L4
 # ---- save and restore ----------------------------------------------------------
 SAVE=$(klbctl save)
-check "save has maxconn" grep -q "^backend add l4 $B1:80 weight 1 maxconn 2\$" <<<"$SAVE"
+check "save has maxconn" grep -q "^backend add l4 $B1:80 weight 1 maxconn 1\$" <<<"$SAVE"
 check "save | restore" bash -c "ip netns exec $NS_LB $KLBCTL save | ip netns exec $NS_LB $KLBCTL restore"
 check_eq "save | restore round-trips" "$(klbctl save)" "$SAVE"
 
@@ -105,6 +115,7 @@ out=$(lb sysctl -w net.klb.http_queue_timeout=0 2>&1)
 check "http_queue_timeout=0 refused ($out)" grep -q "Invalid argument" <<<"$out"
 check_eq "http_queue_timeout unchanged" "$(lb sysctl -n net.klb.http_queue_timeout)" 5
 
+phase "save, restore, bad input"
 # ---- L7: the queue ------------------------------------------------------------------
 # Requests for /gate/NAME are held by be3 until gate_open NAME: each step
 # waits for an event (a log line, a state in conn show, an answer), never
@@ -173,6 +184,7 @@ check_eq "and answered in that order" \
 	"$(for i in 1 2 3 4; do echo "$(ended_at $i) q$i"; done | sort -n | awk '{print $2}' | tr '\n' ' ')" "q1 q2 q3 q4 "
 check_eq "drops.maxconn of web: none yet" "$(svc_stat web drops.maxconn)" 0
 
+phase "L7 queue order"
 # queue full: one served, one queued, the third 503 at once
 l7_sysctl http_queue_max=1
 rm -f "$TMPD"/q.*
@@ -190,6 +202,7 @@ check_eq "the served and the queued one: 200" "$(status_of 1) $(status_of 2)" "2
 check_eq "f3 never reached the backend" "$(reached /f3)" 0
 check_eq "drops.maxconn of web: 1" "$(svc_stat web drops.maxconn)" 1
 
+phase "L7 queue full"
 # queue timeout: 1 s behind a request held until the 503 came
 l7_sysctl http_queue_max=3 http_queue_timeout=1
 rm -f "$TMPD"/q.*
@@ -207,3 +220,4 @@ check "the 503 came before the slow answer" \
 check_eq "drops.maxconn of web: 2" "$(svc_stat web drops.maxconn)" 2
 check_eq "t2 never reached the backend" "$(reached /t2)" 0
 check_eq "be3 active 0 at the end" "$(active_of py $B3)" 0
+phase "L7 queue timeout"
