@@ -64,6 +64,12 @@ struct klb_backend {
 	u32 weight;			/* 0..KLB_WEIGHT_MAX */
 	u8 state;			/* enum klb_backend_state */
 	atomic_t active_conns;		/* open connections (lc, wlc, p2c) */
+	u32 maxconn;			/* cap of active_conns; 0 none (READ_ONCE) */
+	/*
+	 * The pool it was added to: an identity only, never dereferenced
+	 * (L7 requests queued for a full pool wait for one of its backends).
+	 */
+	const void *pool;
 	struct klb_pcpu_stats __percpu *stats;
 	/* L7: idle keep-alive connections to this backend (l7/upstream.c) */
 	spinlock_t idle_lock;
@@ -159,6 +165,19 @@ static inline bool klb_backend_usable(const struct klb_backend *be,
 		 !klb_backend_ejected(be)));
 }
 
+/*
+ * Is @be at its maxconn (no new connection may go to it)? A lockless
+ * read: the count is raised after the pick, so CPUs picking @be at the
+ * same instant may each see it one below the cap and all take it: the
+ * cap is exceeded by at most the number of CPUs racing, never more.
+ */
+static inline bool klb_backend_full(const struct klb_backend *be)
+{
+	u32 max = READ_ONCE(be->maxconn);
+
+	return max && atomic_read(&be->active_conns) >= (int)max;
+}
+
 struct klb_service {
 	struct hlist_node vip_node;	/* klb_net->svc_hash (l4/vip.c), RCU */
 	struct list_head node;		/* klb_net->services */
@@ -185,6 +204,7 @@ struct klb_service {
 	 * it closed (a restore), referenced; its sessions move there.
 	 */
 	struct klb_service *l7_next;
+	atomic_t l7_queued;		/* http requests waiting (l7/queue.c) */
 	atomic_t active_conns;
 	struct klb_pcpu_stats __percpu *stats;
 	struct kref ref;

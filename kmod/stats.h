@@ -20,6 +20,7 @@ enum klb_drop_reason {
 	KLB_DROP_PERSIST_FULL,	/* not dropped: scheduled without persistence */
 	KLB_DROP_BAD_SOURCE,	/* L7: loopback, multicast, broadcast, our own */
 	KLB_DROP_ACL,		/* source refused by the service's allow/deny */
+	KLB_DROP_MAXCONN,	/* every usable backend at its maxconn */
 	KLB_DROP__MAX
 };
 

@@ -94,6 +94,9 @@ static const struct ctl_table klb_sysctl_template[] = {
 	KLB_SYSCTL_SIZE(pools_max, SYSCTL_ZERO, &klb_objects_max),
 	KLB_SYSCTL_SIZE(backends_max, SYSCTL_ZERO, &klb_objects_max),
 	KLB_SYSCTL_SIZE(services_max, SYSCTL_ZERO, &klb_objects_max),
+	/* 0: no queue, a request finding every backend full gets 503 */
+	KLB_SYSCTL_SIZE(http_queue_max, SYSCTL_ZERO, &klb_conn_max_max),
+	KLB_SYSCTL(http_queue_timeout, SYSCTL_ONE, &klb_timeout_max),
 	{ }
 };
 
@@ -132,6 +135,8 @@ void klb_sysctl_defaults(struct klb_sysctl *s)
 	s->pools_max = 65536;
 	s->backends_max = 262144;
 	s->services_max = 65536;
+	s->http_queue_max = 1024;
+	s->http_queue_timeout = 5;
 }
 
 int klb_sysctl_net_init(struct klb_net *kn)

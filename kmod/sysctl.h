@@ -35,6 +35,8 @@ struct klb_sysctl {
 	int l7_max_sessions;		/* client connections of the netns */
 	int l7_mem_max_kb;		/* session buffers of the netns, KiB */
 	int tls_hello_timeout;		/* ClientHello not complete in time */
+	int http_queue_max;		/* requests waiting per service (maxconn) */
+	int http_queue_timeout;		/* a waiting request gets 503 after it */
 	/* objects per netns, configured or staged (config/quota.h) */
 	int pools_max;
 	int backends_max;

@@ -341,6 +341,12 @@ def cases(l7=True):
     add("weight 4294967295", "CMD_BACKEND_NEW",
         pool(name("spare"), be4("10.0.1.13", 80, u32("BACKEND_A_WEIGHT", 4294967295))), INVAL)
     add("weight 65536 (set)", "CMD_BACKEND_SET", pool(name("web"), be4("10.0.1.11", 80, u32("BACKEND_A_WEIGHT", 65536))), INVAL)
+    add("maxconn 1000001", "CMD_BACKEND_NEW",
+        pool(name("spare"), be4("10.0.1.13", 80, u32("BACKEND_A_MAXCONN", 1000001))), INVAL)
+    add("maxconn 1000001 (set)", "CMD_BACKEND_SET",
+        pool(name("web"), be4("10.0.1.11", 80, u32("BACKEND_A_MAXCONN", 1000001))), INVAL)
+    add("maxconn as u8", "CMD_BACKEND_SET",
+        pool(name("web"), be4("10.0.1.11", 80, u8("BACKEND_A_MAXCONN", 1))), INVAL)
     add("backend state 3", "CMD_BACKEND_SET",
         pool(name("web"), be4("10.0.1.11", 80, u8("BACKEND_A_STATE", E["BACKEND_STATE_MAX"] + 1))), INVAL)
     add("backend port 0", "CMD_BACKEND_NEW", pool(name("spare"), be4("10.0.1.13", 0)), INVAL)

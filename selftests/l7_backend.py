@@ -3,7 +3,7 @@
 """HTTP/1.1 backend for the klb L7 selftests (http mode).
 
   l7_backend.py serve --name beN --port P [--proxy-port P2] [--log FILE]
-                      [--pidfile F]
+                      [--pidfile F] [--gate-dir DIR]
 
 Plain sockets, a thread per connection, keep-alive, Content-Length and
 chunked request bodies, Expect: 100-continue. Connections on --proxy-port
@@ -12,6 +12,9 @@ addresses it carries are reported. What the path contains decides the
 answer (any prefix may come before, e.g. /py/...):
 
   .../delay/MS...   wait MS milliseconds first, then answer as below
+  .../gate/NAME...  wait until the file NAME exists in --gate-dir (at
+                    most 300 s), then answer as below: a test decides
+                    when the answer comes, whatever the machine's speed
   .../interim/N/MS  N interim responses (102 Processing) MS milliseconds
                     apart first, then answer as below
   .../chunked/N     N random bytes, chunked (random chunk sizes)
@@ -170,6 +173,25 @@ def path_arg(target, key):
     return None
 
 
+def path_word(target, key):
+    """The path segment after /KEY/ in target, or None."""
+    parts = target.split("?")[0].split("/")
+    for i, p in enumerate(parts[:-1]):
+        if p == key:
+            return parts[i + 1]
+    return None
+
+
+def gate_wait(args, name):
+    """Hold until --gate-dir/NAME exists (a test opens the gate)."""
+    if not args.gate_dir or not name or name in (".", ".."):
+        raise BadRequest("gate %r without --gate-dir" % name)
+    path = os.path.join(args.gate_dir, name)
+    end = time.monotonic() + 300
+    while not os.path.exists(path) and time.monotonic() < end:
+        time.sleep(0.02)
+
+
 def head_bytes(status, reason, fields):
     h = "HTTP/1.1 %d %s\r\n" % (status, reason)
     for k, v in fields:
@@ -252,6 +274,9 @@ def serve_conn(sock, peer, cid, args, log, want_proxy):
             ms = path_arg(target, "delay")
             if ms:
                 time.sleep(ms / 1000.0)
+            gate = path_word(target, "gate")
+            if gate is not None:
+                gate_wait(args, gate)
             if "/switch101" in target:
                 # switches whether asked or not (a broken backend)
                 c.send(head_bytes(101, "Switching Protocols", [
@@ -378,6 +403,7 @@ def main():
     sp.add_argument("--pidfile")
     sp.add_argument("--keepalive-timeout", type=float, default=0)
     sp.add_argument("--keepalive-lazy", type=float, default=0)
+    sp.add_argument("--gate-dir")
     args = p.parse_args()
     serve(args)
     return 0

@@ -834,17 +834,21 @@ nginx_conns() { awk -v p="$2" 'index($0, p) {print $1}' "$(nginx_log "$1")" | so
 
 # l7be_start N [PROXY_PORT]: selftests/l7_backend.py in backend N on port 80
 # (and PROXY_PORT, where a PROXY v2 header is required), named "beN",
-# logging to $TMPD/py$N.log; waits until it answers
+# logging to $TMPD/py$N.log; waits until it answers. A request for
+# .../gate/NAME is answered once gate_open NAME was called.
 l7be_start() {
 	local n=$1 pp=${2:-}
 	: >"$TMPD/py$n.log"
+	mkdir -p "$TMPD/gates"
 	bg "${NS_BE[n]}" "$PY" "$SELFTESTS/l7_backend.py" serve --name "be$n" --port 80 \
 		${pp:+--proxy-port "$pp"} --log "$TMPD/py$n.log" --pidfile "$TMPD/py$n.pid" \
-		>"$TMPD/py$n.out" 2>&1
+		--gate-dir "$TMPD/gates" >"$TMPD/py$n.out" 2>&1
 	wait_for "l7_backend.py be$n ready" lb curl -s --max-time 2 -o /dev/null "http://$(be4 "$n")/ready"
 }
 # py_log N: path of l7_backend.py's log in backend N
 py_log() { echo "$TMPD/py$1.log"; }
+# gate_open NAME: l7_backend.py answers its requests for .../gate/NAME
+gate_open() { : >"$TMPD/gates/$1"; }
 
 # l7_stat SVC JQ: an L7 counter of service SVC, JQ relative to its "http" or
 # "tls" object: .requests, .responses."2xx", .errors.parse, .connections

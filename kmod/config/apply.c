@@ -182,11 +182,15 @@ static void klb_apply_pool(struct klb_net *kn, struct klb_apply *a,
 			/* Schedulers may read these locklessly: single stores. */
 			WRITE_ONCE(be->weight, twin->weight);
 			WRITE_ONCE(be->state, twin->state);
+			/* Read at each pick, not in the table. */
+			WRITE_ONCE(be->maxconn, twin->maxconn);
 			list_move_tail(&be->pool_node, &backends);
 			continue;
 		}
 		/* New to the pool: it ramps up like a backend add. */
 		klb_health_backend_moved(kn, staged, pool, twin);
+		/* Queued http requests wait for the live pool's backends. */
+		twin->pool = pool;
 		twin->published = false;
 		list_move_tail(&twin->pool_node, &backends);
 		staged->nbackends--;
@@ -358,4 +362,6 @@ void klb_staged_apply(struct klb_net *kn, struct klb_staged *st)
 
 	klb_apply_remove(kn, &a);
 	klb_apply_free_spares(kn, &a);
+	/* Backends came or a maxconn rose: queued requests try again. */
+	klb_l7_queue_kick_all(kn);
 }

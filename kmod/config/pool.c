@@ -312,6 +312,8 @@ int klb_backend_append(struct klb_net *kn, struct klb_pool *pool,
 	be->port = cfg->port;
 	be->weight = cfg->has_weight ? cfg->weight : 1;
 	be->state = cfg->has_state ? cfg->state : KLB_BACKEND_UP;
+	be->maxconn = cfg->maxconn;
+	be->pool = pool;
 	atomic_set(&be->active_conns, 0);
 	if (klb_health_backend_added(kn, pool, be)) {
 		klb_backend_put(be);
@@ -338,6 +340,8 @@ int klb_backend_add(struct klb_net *kn, struct klb_pool *pool,
 	if (err)
 		return err;
 	err = klb_sched_publish(kn, pool);
+	if (!err)
+		klb_l7_queue_kick_all(kn);
 	if (err) {
 		be = list_last_entry(&pool->backends, struct klb_backend,
 				     pool_node);
@@ -387,8 +391,13 @@ int klb_backend_set(struct klb_net *kn, struct klb_pool *pool,
 	if (err) {
 		WRITE_ONCE(be->weight, weight);
 		WRITE_ONCE(be->state, state);
+		return err;
 	}
-	return err;
+	/* Read at each pick, not in the table: no publish needed. */
+	if (cfg->has_maxconn)
+		WRITE_ONCE(be->maxconn, cfg->maxconn);
+	klb_l7_queue_kick_all(kn);
+	return 0;
 }
 
 int klb_backend_del(struct klb_net *kn, struct klb_pool *pool,

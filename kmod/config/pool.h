@@ -12,8 +12,10 @@ struct klb_backend_cfg {
 	u16 family;
 	u32 weight;
 	u8 state;
+	u32 maxconn;
 	bool has_weight;
 	bool has_state;
+	bool has_maxconn;
 	const struct nlattr *attr;	/* for error reports, may be NULL */
 };
 

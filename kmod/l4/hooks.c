@@ -101,7 +101,8 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 		be = klb_sched_pick(table, &p->flow);
 	if (!be || be->family != p->flow.family) {
 		klb_persist_put(pe);
-		klb_drop_count(svc, KLB_DROP_NO_BACKEND);
+		klb_drop_count(svc, !be && klb_sched_has_backends(table) ?
+				    KLB_DROP_MAXCONN : KLB_DROP_NO_BACKEND);
 		return NULL;
 	}
 

@@ -8,7 +8,10 @@
 #ifndef _KLB_L7_ENGINE_H
 #define _KLB_L7_ENGINE_H
 
+#include <linux/netfilter.h>
+
 struct klb_backend;
+struct klb_flow;
 struct klb_net;
 struct klb_service;
 struct netlink_ext_ack;
@@ -38,6 +41,40 @@ int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
 void klb_l7_service_stop(struct klb_net *kn, struct klb_service *svc);
 /* @be left its pool: close its idle connections, park no more. */
 void klb_l7_backend_removed(struct klb_net *kn, struct klb_backend *be);
+/*
+ * A backend was added or changed (maxconn raised, up again): requests
+ * waiting for a backend under its maxconn try again (l7/queue.c).
+ */
+void klb_l7_queue_kick_all(struct klb_net *kn);
+
+/* One L7 session as a conn dump reports it (klb_l7_session_walk()). */
+struct klb_l7_session_info {
+	const struct klb_service *svc;	/* valid during the callback only */
+	const struct klb_flow *flow;	/* client -> VIP, likewise */
+	u8 mode;			/* enum klb_mode */
+	u8 state;			/* enum klb_l7_state */
+	u16 be_family;
+	union nf_inet_addr be_addr;
+	__be16 be_port;			/* 0: no backend now */
+	u32 age_ms;
+	u64 bytes_in;
+	u64 bytes_out;
+};
+
+/*
+ * Call @fn for each L7 session of the netns from index *@pos on (0 to
+ * start), under a spinlock (@fn must not sleep). If @fn returns non-zero
+ * the walk stops with *@pos at that session, for the next call to resume
+ * there. *@gen: the generation of the session list (never 0), which
+ * changes when a session comes or goes: a dump that resumes under another
+ * generation may have missed or repeated one (NLM_F_DUMP_INTR). Returns 0
+ * at the end, else what @fn returned.
+ */
+int klb_l7_session_walk(struct klb_net *kn, unsigned long *pos,
+			unsigned int *gen,
+			int (*fn)(const struct klb_l7_session_info *si,
+				  void *arg),
+			void *arg);
 
 /*
  * The L4 hooks' way in, PRE_ROUTING: a packet to an http or tls service's

@@ -7,7 +7,8 @@
  * States (hs->state) and how each one is left:
  *
  *   HS_HEAD      read and parse a request head in cin
- *                  head complete -> route: 503 (HS_REPLY) or HS_CONNECT
+ *                  head complete -> route: 503 (HS_REPLY), HS_QUEUED
+ *                  or HS_CONNECT
  *                  parse error -> HS_REPLY (400, 431, 501, 505)
  *                  timeout: 408 (HS_REPLY); idle between requests: end
  *                  client EOF or reset, service stopping -> end
@@ -26,6 +27,10 @@
  *   HS_TUNNEL    the backend switched protocols (101) for a request that
  *                asked to (http_tunnel.c): bytes both ways until both
  *                sides closed, or l7_idle_timeout without a byte
+ *   HS_QUEUED    every backend of the pool at its maxconn (l7/queue.c)
+ *                  a slot for it -> HS_CONNECT
+ *                  queue full, http_queue_timeout -> 503 (HS_REPLY)
+ *                  client gone -> end
  *
  * Memory is bounded per session whatever the message sizes: cin and bin
  * (client and backend bytes, the larger of a head and KLB_L7_BUF_SIZE),
@@ -80,6 +85,8 @@ static unsigned int http_timeout(const struct klb_sysctl *sc, u8 mode)
 		return READ_ONCE(sc->http_response_timeout);
 	case HT_IDLE:
 		return READ_ONCE(sc->l7_idle_timeout);
+	case HT_QUEUE:
+		return READ_ONCE(sc->http_queue_timeout);
 	}
 	return 0;
 }
@@ -101,6 +108,7 @@ static void http_flush_bytes(struct http_session *hs)
 	klb_stats_l7_bytes(hs->s.svc->stats, hs->bytes_in, hs->bytes_out);
 	if (hs->be)
 		klb_stats_l7_bytes(hs->be->stats, hs->bytes_in, hs->bytes_out);
+	klb_l7_session_add_bytes(&hs->s, hs->bytes_in, hs->bytes_out);
 	hs->bytes_in = 0;
 	hs->bytes_out = 0;
 }
@@ -110,6 +118,7 @@ static void http_set_backend(struct http_session *hs, struct klb_backend *be)
 {
 	hs->be = be;
 	atomic_inc(&be->active_conns);
+	klb_l7_session_set_backend(&hs->s, be);
 }
 
 void http_put_backend(struct http_session *hs)
@@ -117,7 +126,8 @@ void http_put_backend(struct http_session *hs)
 	if (!hs->be)
 		return;
 	http_flush_bytes(hs);
-	atomic_dec(&hs->be->active_conns);
+	klb_l7_session_set_backend(&hs->s, NULL);
+	klb_l7_backend_done(hs->s.kn, hs->be);
 	klb_backend_put(hs->be);
 	hs->be = NULL;
 }
@@ -251,7 +261,8 @@ int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr)
 		return http_reply(hs, 502);
 	hs->retried = true;
 	klb_rule_input_http(&in, hs->cin.data, &hs->req);
-	be = klb_l7_pick(&hs->s, &in, old, hs->ck_valid ? &hs->ck_id : NULL);
+	be = klb_l7_pick(&hs->s, &in, old, hs->ck_valid ? &hs->ck_id : NULL,
+			 NULL);
 	if (!be || (be == old && !reused)) {
 		if (be)
 			klb_backend_put(be);
@@ -385,12 +396,91 @@ static bool http_follow(struct http_session *hs)
 
 static int http_exchange_bufs_get(struct http_session *hs);
 
+/* hs->be serves the request: connect to it. */
+static int http_route_go(struct http_session *hs)
+{
+	/* Body bytes follow the head; the head stays for a retry. */
+	hs->cin.base = hs->req.head_len;
+	hs->cin.pos = hs->cin.base;
+	hs->cin.fed = hs->cin.base;
+	http_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
+	/*
+	 * An upgrade may turn the connection into a tunnel that is never
+	 * given back: it takes a fresh one, not one from the pool.
+	 */
+	return http_connect(hs, !hs->upgrade &&
+			    http_idempotent(hs->req.method_id));
+}
+
+/*
+ * Pick the request's backend. If every usable backend of its pool is at
+ * its maxconn, or requests of that pool wait already (they go first),
+ * the request waits in the queue (HS_QUEUED) if there is room, for up to
+ * http_queue_timeout; then, or without room, 503 (drops maxconn). Run
+ * again from HS_QUEUED whenever the session is woken.
+ */
+static int http_route_pick(struct http_session *hs)
+{
+	struct klb_l7_session *s = &hs->s;
+	bool queued = hs->wait.s;
+	struct klb_rule_input in;
+	struct klb_backend *be;
+	const void *full;
+
+	klb_rule_input_http(&in, hs->cin.data, &hs->req);
+	be = klb_l7_pick(s, &in, NULL, hs->ck_valid ? &hs->ck_id : NULL,
+			 &full);
+	if (be && READ_ONCE(be->maxconn) &&
+	    klb_l7_queue_ahead(s->kn, be->pool, queued ? &hs->wait : NULL)) {
+		full = be->pool;
+		klb_backend_put(be);
+		be = NULL;
+	}
+	/*
+	 * Its service now routes it to another pool (a restore replaced
+	 * them): wait for that one's backends, at the end of its line.
+	 */
+	if (queued && full && full != hs->wait.pool) {
+		klb_l7_queue_del(s, &hs->wait);
+		queued = false;
+	}
+	if (be) {
+		klb_l7_queue_del(s, &hs->wait);
+		klb_l7_count(s, be, KLB_L7_REQUESTS);
+		http_set_backend(hs, be);
+		return http_route_go(hs);
+	}
+	if (full && queued && !klb_l7_session_expired(s))
+		return HS_WAIT;
+	if (full && !queued && !klb_l7_queue_add(s, &hs->wait, full)) {
+		/* Requeued for another pool: the first deadline still holds. */
+		if (hs->state != HS_QUEUED) {
+			hs->state = HS_QUEUED;
+			http_arm(hs, HT_QUEUE);
+		}
+		return HS_WAIT;
+	}
+	klb_l7_queue_del(s, &hs->wait);
+	klb_l7_count(s, NULL, KLB_L7_REQUESTS);
+	if (full)
+		klb_stats_drop(s->svc->stats, KLB_DROP_MAXCONN);
+	else
+		klb_l7_count(s, NULL, KLB_L7_ERR_NO_BACKEND);
+	return http_reply(hs, 503);
+}
+
+/* HS_QUEUED: woken by a freed slot, the queue timeout or the client. */
+static int http_st_queued(struct http_session *hs)
+{
+	/* The client went away: no one to answer. */
+	if (klb_l7_sock_dead(&hs->s.client))
+		return HS_END;
+	return http_route_pick(hs);
+}
+
 /* A complete request head: rewrite it, pick its backend, connect. */
 static int http_route(struct http_session *hs)
 {
-	struct klb_l7_session *s = &hs->s;
-	struct klb_rule_input in;
-	struct klb_backend *be;
 	int n;
 
 	http_follow(hs);
@@ -407,29 +497,10 @@ static int http_route(struct http_session *hs)
 		return http_bad_request(hs, KLB_HTTP_E_HEAD_TOO_LARGE);
 	hs->hout_len = KLB_PROXY_V2_MAX + n;
 
-	if (!klb_l7_source_allowed(s))
+	if (!klb_l7_source_allowed(&hs->s))
 		return http_reply(hs, 403);
-	klb_rule_input_http(&in, hs->cin.data, &hs->req);
 	http_cookie_read(hs);
-	be = klb_l7_pick(s, &in, NULL, hs->ck_valid ? &hs->ck_id : NULL);
-	klb_l7_count(s, be, KLB_L7_REQUESTS);
-	if (!be) {
-		klb_l7_count(s, NULL, KLB_L7_ERR_NO_BACKEND);
-		return http_reply(hs, 503);
-	}
-	http_set_backend(hs, be);
-
-	/* Body bytes follow the head; the head stays for a retry. */
-	hs->cin.base = hs->req.head_len;
-	hs->cin.pos = hs->cin.base;
-	hs->cin.fed = hs->cin.base;
-	http_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
-	/*
-	 * An upgrade may turn the connection into a tunnel that is never
-	 * given back: it takes a fresh one, not one from the pool.
-	 */
-	return http_connect(hs, !hs->upgrade &&
-			    http_idempotent(hs->req.method_id));
+	return http_route_pick(hs);
 }
 
 static int http_cin_grow(struct http_session *hs, u32 cap);
@@ -793,6 +864,8 @@ static int http_step(struct http_session *hs)
 		return http_st_reply(hs);
 	case HS_TUNNEL:
 		return http_tunnel(hs);
+	case HS_QUEUED:
+		return http_st_queued(hs);
 	}
 	return HS_END;
 }
@@ -819,6 +892,7 @@ static void http_destroy(struct klb_l7_session *s, bool abort)
 {
 	struct http_session *hs = to_hs(s);
 
+	klb_l7_queue_del(s, &hs->wait);
 	/* Between requests only our own idle connection (PROXY v2) is left. */
 	if (hs->up)
 		klb_upstream_close(hs->up, abort || hs->state != HS_HEAD);
@@ -828,8 +902,29 @@ static void http_destroy(struct klb_l7_session *s, bool abort)
 	http_bufs_put(hs);
 }
 
+/* For conn dumps: single loads of what the work item writes. */
+static u8 http_state(const struct klb_l7_session *s)
+{
+	const struct http_session *hs = container_of(s, struct http_session, s);
+
+	switch (READ_ONCE(hs->state)) {
+	case HS_HEAD:
+		return READ_ONCE(hs->tmode) == HT_KEEPALIVE ?
+		       KLB_L7_STATE_IDLE : KLB_L7_STATE_READING_HEAD;
+	case HS_CONNECT:
+		return KLB_L7_STATE_WAITING_BACKEND;
+	case HS_QUEUED:
+		return KLB_L7_STATE_QUEUED;
+	case HS_REPLY:
+		return KLB_L7_STATE_REPLYING;
+	default:
+		return KLB_L7_STATE_RELAYING;
+	}
+}
+
 const struct klb_l7_session_ops klb_http_session_ops = {
 	.size = sizeof(struct http_session),
 	.run = http_run,
 	.destroy = http_destroy,
+	.state = http_state,
 };

@@ -46,6 +46,7 @@ enum {
 	HS_EXCHANGE,	/* request body and response, both ways */
 	HS_REPLY,	/* sending a response of our own, then close */
 	HS_TUNNEL,	/* switched protocols (101): bytes both ways */
+	HS_QUEUED,	/* every backend at its maxconn: waiting (l7/queue.c) */
 };
 
 /* What the armed timer stands for. */
@@ -56,6 +57,7 @@ enum {
 	HT_CONNECT,	/* l7_connect_timeout */
 	HT_RESPONSE,	/* http_response_timeout: request sent, no head yet */
 	HT_IDLE,	/* l7_idle_timeout: no byte either way */
+	HT_QUEUE,	/* http_queue_timeout: waiting for a backend */
 };
 
 /* Response phases inside HS_EXCHANGE. */
@@ -84,6 +86,7 @@ struct http_session {
 	struct http_body req_body;
 	struct klb_http_limits req_lim;
 	struct klb_backend *be;		/* referenced, be->active_conns held */
+	struct klb_l7_waiter wait;	/* HS_QUEUED */
 	bool retried;
 	bool req_sent;			/* head and body all sent to the backend */
 	bool c2b_dead;			/* the backend stopped taking the body */

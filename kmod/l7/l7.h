@@ -15,6 +15,7 @@
  *                that keeps them alive across client connections
  *  - pump.c      one direction of a byte relay (tls, upgraded http)
  *  - route.c     the pool a request or a ClientHello goes to (rules)
+ *  - queue.c     http requests waiting for a backend under its maxconn
  *  - parse/      pure code, also built in userspace: HTTP heads, the TLS
  *                ClientHello, rule matching, head rewriting
  *
@@ -134,6 +135,12 @@ struct klb_l7_session_ops {
 	 * everything with a reset, park nothing.
 	 */
 	void (*destroy)(struct klb_l7_session *s, bool abort);
+	/*
+	 * What the session is doing (enum klb_l7_state), for a conn dump:
+	 * from any context, under klb_l7_net.lock; reads the protocol's
+	 * state with single loads, no pointer followed.
+	 */
+	u8 (*state)(const struct klb_l7_session *s);
 };
 
 extern const struct klb_l7_session_ops klb_http_session_ops;
@@ -156,7 +163,25 @@ struct klb_l7_session {
 	bool reset;			/* close the client with a RST */
 	/* The client connection, as accepted: client -> VIP. */
 	struct klb_flow flow;
+	unsigned long created;		/* jiffies, accepted */
+	/*
+	 * What a conn dump shows besides the flow, under info_lock (the
+	 * session sets it, a dump reads it): the backend serving it (a copy:
+	 * a dump follows no pointer; port 0: none), bytes relayed in all.
+	 */
+	spinlock_t info_lock;
+	union nf_inet_addr be_addr;
+	__be16 be_port;
+	u16 be_family;
+	u64 bytes_in;
+	u64 bytes_out;
 };
+
+/* @be (NULL: none) serves @s now, as conn dumps show it. */
+void klb_l7_session_set_backend(struct klb_l7_session *s,
+				const struct klb_backend *be);
+/* @s relayed @in more bytes from the client, @out more to it. */
+void klb_l7_session_add_bytes(struct klb_l7_session *s, u64 in, u64 out);
 
 /*
  * Arm the session's timer @secs seconds from now (replacing any earlier
@@ -211,9 +236,12 @@ klb_l7_sysctl(const struct klb_l7_session *s)
  * @avoid: a backend that just failed, not to be picked again if another
  * is eligible (retry), or NULL. @want: the id (klb_sched_backend_id()) of
  * the backend the client asks for (a persistence cookie), or NULL; taken
- * if that backend is in the pool, eligible and not @avoid, else the
- * scheduler picks. Returns a referenced backend (put it with
- * klb_backend_put()) or NULL when none is usable. Process context.
+ * if that backend is in the pool, eligible, not @avoid and not at its
+ * maxconn, else the scheduler picks. Returns a referenced backend (put it
+ * with klb_backend_put()) or NULL when none is usable; then *@full (if
+ * @full) is the pool whose usable backends are all at their maxconn (an
+ * identity for klb_l7_queue_add()), or NULL if there was none usable at
+ * all. Process context.
  */
 /*
  * May the session's client use its service (the service's source lists)?
@@ -223,7 +251,41 @@ klb_l7_sysctl(const struct klb_l7_session *s)
 bool klb_l7_source_allowed(struct klb_l7_session *s);
 struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 				const struct klb_rule_input *in,
-				struct klb_backend *avoid, const u64 *want);
+				struct klb_backend *avoid, const u64 *want,
+				const void **full);
+
+/* ---- waiting for a backend under its maxconn (queue.c) ------------------ */
+
+/* An http request in the queue; @s NULL: not queued. */
+struct klb_l7_waiter {
+	struct list_head node;		/* klb_l7_net.queue, under qlock */
+	struct klb_l7_session *s;
+	struct klb_service *svc;	/* counted in svc->l7_queued */
+	const void *pool;		/* what it waits for: backend->pool */
+	unsigned long since;		/* jiffies */
+};
+
+/*
+ * Queue @s (its request's pool: @pool) at the end; -ENOSPC if its service
+ * has net.klb.http_queue_max requests waiting already.
+ */
+int klb_l7_queue_add(struct klb_l7_session *s, struct klb_l7_waiter *w,
+		     const void *pool);
+/* Out of the queue (served, timed out, gone), if in it; wakes the next. */
+void klb_l7_queue_del(struct klb_l7_session *s, struct klb_l7_waiter *w);
+/*
+ * Does a request wait for @pool ahead of @self (NULL: a new request, so
+ * any waiter is ahead)? Then it must wait for its turn.
+ */
+bool klb_l7_queue_ahead(struct klb_net *kn, const void *pool,
+			const struct klb_l7_waiter *self);
+/* A slot of @pool freed: wake the first request waiting for it. */
+void klb_l7_queue_kick(struct klb_net *kn, const void *pool);
+/*
+ * The L7 engine is done with @be (a request or tls connection ended):
+ * drop it from be->active_conns and, with a maxconn, wake a waiter.
+ */
+void klb_l7_backend_done(struct klb_net *kn, struct klb_backend *be);
 
 /* Count on both the service and @be (if not NULL). */
 static inline void klb_l7_count(struct klb_l7_session *s,
@@ -312,6 +374,10 @@ struct klb_l7_net {
 	struct dst_entry __rcu *local_dst6;	/* by the first L7 service */
 	struct list_head listeners;	/* open listeners, under kn->lock */
 	atomic_long_t mem;		/* bytes of session buffers (l7_mem_max_kb) */
+	spinlock_t qlock;		/* queue */
+	struct list_head queue;		/* struct klb_l7_waiter.node, FIFO */
+	unsigned int nqueued;		/* read locklessly: any waiter? */
+	unsigned int sgen;		/* under lock: bumped as sessions come and go */
 };
 
 /* ---- fixed sizes -------------------------------------------------------- */

@@ -207,6 +207,13 @@ static void klb_l7_reap(struct work_struct *work)
 	spin_unlock_bh(&l7->lock);
 }
 
+/* Under l7->lock: the session list changed; never 0 (a dump's "unset"). */
+static void klb_l7_sgen_bump(struct klb_l7_net *l7)
+{
+	if (!++l7->sgen)
+		l7->sgen = 1;
+}
+
 /* In the session's own work item: release everything, free it later. */
 static void klb_l7_session_end(struct klb_l7_session *s, bool abort)
 {
@@ -218,6 +225,7 @@ static void klb_l7_session_end(struct klb_l7_session *s, bool abort)
 
 	spin_lock_bh(&l7->lock);
 	list_del_init(&s->node);
+	klb_l7_sgen_bump(l7);
 	spin_unlock_bh(&l7->lock);
 
 	atomic_dec(&s->svc->active_conns);
@@ -318,6 +326,8 @@ void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
 	INIT_WORK(&s->reap, klb_l7_reap);
 	INIT_LIST_HEAD(&s->node);
 	timer_setup(&s->timer, klb_l7_session_timer, 0);
+	spin_lock_init(&s->info_lock);
+	s->created = jiffies;
 	s->kn = kn;
 	s->ops = ops;
 	s->flow.proto = IPPROTO_TCP;
@@ -337,6 +347,7 @@ void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
 	spin_lock_bh(&l7->lock);
 	list_add_tail(&s->node, &l7->sessions);
 	l7->nsessions++;
+	klb_l7_sgen_bump(l7);
 	spin_unlock_bh(&l7->lock);
 
 	klb_l7_sock_attach(&s->client, sock, &s->work, listener);
@@ -408,6 +419,77 @@ static void klb_l7_sessions_kick(struct klb_l7_net *l7,
 	spin_unlock_bh(&l7->lock);
 }
 
+/* ---- conn dumps ------------------------------------------------------------- */
+
+void klb_l7_session_set_backend(struct klb_l7_session *s,
+				const struct klb_backend *be)
+{
+	spin_lock(&s->info_lock);
+	if (be) {
+		s->be_family = be->family;
+		s->be_addr = be->addr;
+		s->be_port = be->port;
+	} else {
+		s->be_port = 0;
+	}
+	spin_unlock(&s->info_lock);
+}
+
+void klb_l7_session_add_bytes(struct klb_l7_session *s, u64 in, u64 out)
+{
+	spin_lock(&s->info_lock);
+	s->bytes_in += in;
+	s->bytes_out += out;
+	spin_unlock(&s->info_lock);
+}
+
+static void klb_l7_session_info(struct klb_l7_session *s,
+				struct klb_l7_session_info *si)
+{
+	si->svc = s->svc;
+	si->flow = &s->flow;
+	si->mode = s->svc->mode;
+	si->state = READ_ONCE(s->lingering) ? KLB_L7_STATE_CLOSING :
+					      s->ops->state(s);
+	si->age_ms = jiffies_to_msecs(jiffies - s->created);
+	spin_lock(&s->info_lock);
+	si->be_family = s->be_family;
+	si->be_addr = s->be_addr;
+	si->be_port = s->be_port;
+	si->bytes_in = s->bytes_in;
+	si->bytes_out = s->bytes_out;
+	spin_unlock(&s->info_lock);
+}
+
+int klb_l7_session_walk(struct klb_net *kn, unsigned long *pos,
+			unsigned int *gen,
+			int (*fn)(const struct klb_l7_session_info *si,
+				  void *arg),
+			void *arg)
+{
+	struct klb_l7_net *l7 = kn->l7;
+	struct klb_l7_session_info si;
+	struct klb_l7_session *s;
+	unsigned long i = 0;
+	int err = 0;
+
+	if (!l7)
+		return 0;
+	spin_lock_bh(&l7->lock);
+	*gen = l7->sgen ?: 1;
+	list_for_each_entry(s, &l7->sessions, node) {
+		if (i++ < *pos)
+			continue;
+		klb_l7_session_info(s, &si);
+		err = fn(&si, arg);
+		if (err)
+			break;
+		(*pos)++;
+	}
+	spin_unlock_bh(&l7->lock);
+	return err;
+}
+
 /* ---- backend choice ------------------------------------------------------ */
 
 bool klb_l7_source_allowed(struct klb_l7_session *s)
@@ -427,7 +509,8 @@ bool klb_l7_source_allowed(struct klb_l7_session *s)
 
 struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 				const struct klb_rule_input *in,
-				struct klb_backend *avoid, const u64 *want)
+				struct klb_backend *avoid, const u64 *want,
+				const void **full)
 {
 	struct klb_backend *be = NULL;
 	struct klb_sched_table *table;
@@ -435,6 +518,8 @@ struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 	struct klb_flow flow = s->flow;
 	int i;
 
+	if (full)
+		*full = NULL;
 	rcu_read_lock();
 	local_bh_disable();	/* schedulers keep per-CPU state */
 	/*
@@ -448,7 +533,8 @@ struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 	/* The backend the client asked for, if it is still eligible. */
 	if (want && table) {
 		be = klb_sched_find(table, *want);
-		if (be && be != avoid)
+		/* A full one: served elsewhere (and given a new cookie). */
+		if (be && be != avoid && !klb_backend_full(be))
 			goto found;
 		be = NULL;
 	}
@@ -459,6 +545,8 @@ struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
 		/* Hashing schedulers need another flow to pick another one. */
 		flow.sport = (__force __be16)((__force u16)flow.sport + 1);
 	}
+	if (!be && full && klb_sched_has_backends(table))
+		*full = pool;
 found:
 	if (be)
 		klb_backend_get(be);
@@ -500,6 +588,8 @@ int klb_l7_net_init(struct klb_net *kn)
 		return -ENOMEM;
 	spin_lock_init(&l7->lock);
 	INIT_LIST_HEAD(&l7->sessions);
+	spin_lock_init(&l7->qlock);
+	INIT_LIST_HEAD(&l7->queue);
 	INIT_LIST_HEAD(&l7->listeners);
 	init_waitqueue_head(&l7->gone);
 	kn->l7 = l7;

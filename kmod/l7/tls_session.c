@@ -111,6 +111,7 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 	struct klb_l7_session *s = &t->s;
 	struct klb_rule_input in = { };
 	struct klb_backend *avoid = t->be;
+	const void *full;
 
 	if (sni) {
 		in.sni = (const u8 *)t->hello.sni;
@@ -125,9 +126,13 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 		t->be = NULL;
 		return true;	/* closed, nothing relayed */
 	}
-	t->be = klb_l7_pick(s, &in, avoid, NULL);
+	t->be = klb_l7_pick(s, &in, avoid, NULL, &full);
 	if (avoid)
 		klb_backend_put(avoid);
+	/* No queue in tls mode: every backend full, closed like L4 drops. */
+	if (!t->be && full)
+		klb_stats_drop(s->svc->stats, KLB_DROP_MAXCONN);
+	klb_l7_session_set_backend(s, t->be);
 	if (!t->be)
 		return klb_tls_fail(t, KLB_L7_ERR_NO_BACKEND);
 	if (!t->retried)
@@ -252,8 +257,10 @@ static bool klb_tls_relay(struct klb_tls_session *t)
 		klb_tls_hello_free(t);
 	e2 = klb_l7_pump(&t->up->s, &s->client, &t->b2c, &budget_out,
 			 &progress, &out);
-	if (in || out)
+	if (in || out) {
 		klb_stats_l7_bytes(s->svc->stats, in, out);
+		klb_l7_session_add_bytes(s, in, out);
+	}
 	if ((e1 && e1 != -EAGAIN) || (e2 && e2 != -EAGAIN))
 		return klb_tls_fail(t, KLB_L7_ERR_RESET);
 	if (t->c2b.shut && t->b2c.shut)
@@ -299,14 +306,31 @@ static void klb_tls_destroy(struct klb_l7_session *s, bool abort)
 	if (t->up)
 		klb_upstream_close(t->up, abort || !clean);
 	if (t->active)
-		atomic_dec(&t->be->active_conns);
+		klb_l7_backend_done(s->kn, t->be);
 	if (t->be)
 		klb_backend_put(t->be);
 	klb_tls_hello_free(t);
+}
+
+/* For conn dumps: a single load of what the work item writes. */
+static u8 klb_tls_state(const struct klb_l7_session *s)
+{
+	const struct klb_tls_session *t =
+		container_of(s, struct klb_tls_session, s);
+
+	switch (READ_ONCE(t->state)) {
+	case KLB_TLS_HELLO:
+		return KLB_L7_STATE_READING_HEAD;
+	case KLB_TLS_CONNECTING:
+		return KLB_L7_STATE_WAITING_BACKEND;
+	default:
+		return KLB_L7_STATE_RELAYING;
+	}
 }
 
 const struct klb_l7_session_ops klb_tls_session_ops = {
 	.size = sizeof(struct klb_tls_session),
 	.run = klb_tls_run,
 	.destroy = klb_tls_destroy,
+	.state = klb_tls_state,
 };

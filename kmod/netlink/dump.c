@@ -15,6 +15,7 @@
 #include "config/pool.h"
 #include "config/service.h"
 #include "l4/conn.h"
+#include "l7/engine.h"
 #include "l7/route.h"
 #include "netlink/check.h"
 #include "netlink/cmds.h"
@@ -26,11 +27,12 @@
  * where it exists).
  */
 struct klb_nl_dump_ctx {
-	unsigned long pos;	/* next pool, service or rule */
+	unsigned long pos;	/* next pool, service, rule or L7 session */
 	unsigned long idx;	/* next backend of a pool split over messages */
 	unsigned long walk[2];	/* connections: klb_conn_walk()'s cursor */
 	bool checked;		/* the filter's object was found (first call) */
 	bool done;		/* connections: the walk reached the end */
+	bool l7_done;		/* connections: the L7 sessions too */
 };
 
 static struct klb_nl_dump_ctx *klb_nl_dump_ctx(struct netlink_callback *cb)
@@ -42,7 +44,8 @@ static struct klb_nl_dump_ctx *klb_nl_dump_ctx(struct netlink_callback *cb)
 static size_t klb_nl_stats_size(void)
 {
 	return nla_total_size(0) +			/* STATS */
-	       9 * nla_total_size_64bit(sizeof(u64)) +	/* counters */
+	       (6 + KLB_DROP__MAX) *
+	       nla_total_size_64bit(sizeof(u64)) +	/* counters, drops */
 	       nla_total_size(0) +			/* L7 */
 	       KLB_L7__MAX * nla_total_size_64bit(sizeof(u64));
 }
@@ -149,6 +152,9 @@ static int klb_nl_put_stats(struct sk_buff *skb, int type,
 			       KLB_STATS_A_PAD) ||
 	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_ACL,
 			       sum->drops[KLB_DROP_ACL],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_MAXCONN,
+			       sum->drops[KLB_DROP_MAXCONN],
 			       KLB_STATS_A_PAD)))
 		goto err;
 	if (l7 && klb_nl_put_l7(skb, sum))
@@ -645,6 +651,60 @@ static int klb_nl_put_conn(const struct klb_conn_info *ci, void *arg)
 	return 0;
 }
 
+/* One L7 session: a KLB_A_CONN with the L7 attributes, no expiry. */
+static int klb_nl_put_session(const struct klb_l7_session_info *si, void *arg)
+{
+	const struct klb_flow *f = si->flow;
+	struct klb_conn_dump *d = arg;
+	struct sk_buff *skb = d->skb;
+	struct nlattr *nest;
+	void *hdr;
+
+	if (d->service && strcmp(si->svc->name, d->service))
+		return 0;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &klb_genl_family, NLM_F_MULTI,
+			  KLB_CMD_CONN_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(d->cb, hdr);
+	nest = nla_nest_start(skb, KLB_A_CONN);
+	if (!nest ||
+	    nla_put_string(skb, KLB_CONN_A_SERVICE, si->svc->name) ||
+	    nla_put_u8(skb, KLB_CONN_A_PROTO, IPPROTO_TCP) ||
+	    nla_put_u8(skb, KLB_CONN_A_MODE, si->mode) ||
+	    klb_nl_put_addr(skb, KLB_CONN_A_CLIENT_ADDR4,
+			    KLB_CONN_A_CLIENT_ADDR6, f->family, &f->saddr) ||
+	    nla_put_u16(skb, KLB_CONN_A_CLIENT_PORT, ntohs(f->sport)) ||
+	    klb_nl_put_addr(skb, KLB_CONN_A_VIP_ADDR4, KLB_CONN_A_VIP_ADDR6,
+			    f->family, &f->daddr) ||
+	    nla_put_u16(skb, KLB_CONN_A_VIP_PORT, ntohs(f->dport)) ||
+	    (si->be_port &&
+	     (klb_nl_put_addr(skb, KLB_CONN_A_BACKEND_ADDR4,
+			      KLB_CONN_A_BACKEND_ADDR6, si->be_family,
+			      &si->be_addr) ||
+	      nla_put_u16(skb, KLB_CONN_A_BACKEND_PORT,
+			  ntohs(si->be_port)))) ||
+	    nla_put_u8(skb, KLB_CONN_A_L7_STATE, si->state) ||
+	    nla_put_u32(skb, KLB_CONN_A_AGE_MS, si->age_ms) ||
+	    nla_put_u64_64bit(skb, KLB_CONN_A_BYTES_IN, si->bytes_in,
+			      KLB_CONN_A_PAD) ||
+	    nla_put_u64_64bit(skb, KLB_CONN_A_BYTES_OUT, si->bytes_out,
+			      KLB_CONN_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/*
+ * L4 connections (best effort under churn, klb_conn_walk()), then L7
+ * sessions: those under a generation (cb->seq), so a session list that
+ * changed between two parts of the dump flags it NLM_F_DUMP_INTR.
+ */
 int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct klb_nl_dump_ctx *ctx = klb_nl_dump_ctx(cb);
@@ -657,7 +717,7 @@ int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	};
 	int err;
 
-	if (ctx->done)
+	if (ctx->l7_done)
 		return 0;
 	if (d.service && !ctx->checked) {
 		err = klb_nl_dump_service_exists(cb, kn, d.service);
@@ -665,10 +725,18 @@ int klb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			return err;
 	}
 	ctx->checked = true;
-	err = klb_conn_walk(kn, ctx->walk, klb_nl_put_conn, &d);
-	if (!err)
+	if (!ctx->done) {
+		err = klb_conn_walk(kn, ctx->walk, klb_nl_put_conn, &d);
+		if (err)
+			goto out;
 		ctx->done = true;
-	else if (err != -EMSGSIZE || !skb->len)
+	}
+	err = klb_l7_session_walk(kn, &ctx->pos, &cb->seq, klb_nl_put_session,
+				  &d);
+	if (!err)
+		ctx->l7_done = true;
+out:
+	if (err && (err != -EMSGSIZE || !skb->len))
 		return err;
 	return skb->len;
 }

@@ -146,6 +146,10 @@ int klb_nl_parse_backend(const struct nlattr *nest,
 		cfg->state = nla_get_u8(tb[KLB_BACKEND_A_STATE]);
 		cfg->has_state = true;
 	}
+	if (tb[KLB_BACKEND_A_MAXCONN]) {
+		cfg->maxconn = nla_get_u32(tb[KLB_BACKEND_A_MAXCONN]);
+		cfg->has_maxconn = true;
+	}
 	return 0;
 }
 

@@ -22,6 +22,10 @@ static struct netlink_range_validation klb_weight_range __ro_after_init = {
 	.max = KLB_WEIGHT_MAX,
 };
 
+static struct netlink_range_validation klb_maxconn_range __ro_after_init = {
+	.max = KLB_MAXCONN_MAX,
+};
+
 const struct nla_policy klb_backend_policy[KLB_BACKEND_A_MAX + 1] = {
 	[KLB_BACKEND_A_ADDR4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr)),
 	[KLB_BACKEND_A_ADDR6]	= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
@@ -46,6 +50,7 @@ const struct nla_policy klb_backend_policy[KLB_BACKEND_A_MAX + 1] = {
 				  .reject_message = "passive health figures are output only" },
 	[KLB_BACKEND_A_PASSIVE_FAIL] = { .type = NLA_REJECT,
 				     .reject_message = "passive health figures are output only" },
+	[KLB_BACKEND_A_MAXCONN]	= NLA_POLICY_FULL_RANGE(NLA_U32, &klb_maxconn_range),
 	[KLB_BACKEND_A_WEIGHT_NOW] = { .type = NLA_REJECT,
 				   .reject_message = "the slow start weight is output only" },
 };

@@ -319,13 +319,39 @@ void klb_sched_table_free(struct klb_sched_table *t)
 /*
  * Active connections of backend i, read without a lock: a count that is
  * off by a connection in flight on another CPU only shifts one choice.
+ * A backend at its maxconn weighs as much as can be, so lc, wlc and p2c
+ * choose it only when nothing else is left (and then the pick passes it
+ * over: klb_sched_not_full()).
  */
 static u32 klb_sched_load(const void *ctx, u32 i)
 {
 	const struct klb_sched_table *t = ctx;
 	int active = atomic_read(&t->be[i]->active_conns);
 
+	if (klb_backend_full(t->be[i]))
+		return U32_MAX;
 	return active > 0 ? active : 0;
+}
+
+/*
+ * Backend @i, or if it is at its maxconn the next one in table order that
+ * is not (wrapping around), or KLB_PICK_NONE if all are. Deterministic,
+ * so sh and mh send a client whose backend is full to the same other
+ * backend every time, while the load lasts.
+ */
+static u32 klb_sched_not_full(const struct klb_sched_table *t, u32 i)
+{
+	u32 k;
+
+	for (k = 0; k < t->n; k++, i = (i + 1 == t->n) ? 0 : i + 1)
+		if (!klb_backend_full(t->be[i]))
+			return i;
+	return KLB_PICK_NONE;
+}
+
+bool klb_sched_has_backends(const struct klb_sched_table *t)
+{
+	return t && t->n;
 }
 
 struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
@@ -371,6 +397,8 @@ struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 		i = KLB_PICK_NONE;
 		break;
 	}
+	if (i < t->n)
+		i = klb_sched_not_full(t, i);
 	return i < t->n ? t->be[i] : NULL;
 }
 

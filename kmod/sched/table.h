@@ -59,12 +59,20 @@ void klb_sched_seed_net_exit(struct klb_net *kn);
 /* Free after an RCU grace period; drops the backend references. */
 void klb_sched_table_free(struct klb_sched_table *t);
 /*
- * Pick a backend for a new connection of @flow; NULL if none is eligible.
- * Caller holds rcu_read_lock (BH context); the result stays valid until
- * rcu_read_unlock(); take a reference with klb_backend_get() to keep it.
+ * Pick a backend for a new connection of @flow; NULL if none is eligible
+ * or all eligible ones are at their maxconn (klb_backend_full(): the
+ * scheduler's choice is passed over for the next one in table order that
+ * is not full). Caller holds rcu_read_lock (BH context); the result stays
+ * valid until rcu_read_unlock(); take a reference with klb_backend_get()
+ * to keep it.
  */
 struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 				   const struct klb_flow *flow);
+/*
+ * Does @t (may be NULL) list an eligible backend? After klb_sched_pick()
+ * gave NULL: true means they were all at their maxconn.
+ */
+bool klb_sched_has_backends(const struct klb_sched_table *t);
 /*
  * An eligible backend of @t by its id (klb_sched_backend_id()), or NULL:
  * not in the table, or not eligible (down, drained, weight 0). A binary

@@ -146,6 +146,7 @@ val() { "$K" "$1" help | sed -n "s/^$2 := { \([^}]*\) }.*/\1/p" | tr -d '|'; }
 offers "klbctl pool add x sched " $(val pool SCHED)
 # shellcheck disable=SC2046
 offers "klbctl backend add web 1.2.3.4:80 state " $(val backend STATE)
+offers "klbctl backend set web 10.0.1.11:80 weight 2 " maxconn state
 # shellcheck disable=SC2046
 offers "klbctl service add s vip 1.2.3.4:80 proto " $(val service PROTO)
 # shellcheck disable=SC2046
@@ -162,8 +163,8 @@ is "klbctl pool show w" "web"
 is "klbctl service del " "www"
 is "klbctl backend add " "api web"
 is "klbctl backend del web " "10.0.1.11:80 [fd01::11]:8080"
-is "klbctl backend set web 10.0.1.11:80 " "state weight"
-is "klbctl backend set web 10.0.1.11:80 weight 3 " "state"
+is "klbctl backend set web 10.0.1.11:80 " "maxconn state weight"
+is "klbctl backend set web 10.0.1.11:80 weight 3 " "maxconn state"
 is "klbctl rule del www " "0 1"
 is "klbctl rule add www host a " "header method path pool sni"
 is "klbctl rule add www pool " "api web"

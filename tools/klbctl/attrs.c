@@ -49,6 +49,7 @@ static const struct adesc backend_attrs[] = {
 	[KLB_BACKEND_A_EJECTIONS] = { "ejections", T_U32, NULL },
 	[KLB_BACKEND_A_PASSIVE_FAIL] = { "passive_fail", T_U64, NULL },
 	[KLB_BACKEND_A_WEIGHT_NOW] = { "weight_now", T_U32, NULL },
+	[KLB_BACKEND_A_MAXCONN] = { "maxconn", T_U32, NULL },
 };
 static const struct aspace backend_space = SPACE("backend", backend_attrs);
 

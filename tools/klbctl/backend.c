@@ -10,14 +10,16 @@
 void backend_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: klbctl backend add POOL ADDR:PORT [weight N] [state STATE]\n"
-		"       klbctl backend set POOL ADDR:PORT [weight N] [state STATE]\n"
+		"Usage: klbctl backend add POOL ADDR:PORT [weight N] [state STATE] [maxconn M]\n"
+		"       klbctl backend set POOL ADDR:PORT [weight N] [state STATE] [maxconn M]\n"
 		"       klbctl backend del POOL ADDR:PORT\n"
 		"       klbctl [-j] [-s] backend show POOL\n"
 		"ADDR:PORT := { IPV4:PORT | [IPV6]:PORT }   (numeric only)\n"
 		"N := 0..%u   (default 1; 0 takes no new connections)\n"
-		"STATE := { up | drain | down }   (default up)\n",
-		KLB_WEIGHT_MAX);
+		"STATE := { up | drain | down }   (default up)\n"
+		"M := 0..%u   connections open at once (L4) or requests in progress\n"
+		"     (L7); at M the backend takes no new ones (default 0: no cap)\n",
+		KLB_WEIGHT_MAX, KLB_MAXCONN_MAX);
 }
 
 static int backend_parse_head(int argc, char **argv, struct backend_spec *b)
@@ -40,7 +42,8 @@ int backend_parse(int argc, char **argv, bool add, struct backend_spec *b)
 	if (ret)
 		return ret;
 	for (argc -= 2, argv += 2; argc > 0; argc -= 2, argv += 2) {
-		if (argc < 2 && (!strcmp(argv[0], "weight") || !strcmp(argv[0], "state")))
+		if (argc < 2 && (!strcmp(argv[0], "weight") || !strcmp(argv[0], "state") ||
+				 !strcmp(argv[0], "maxconn")))
 			return usage_errorf("backend", "missing value after \"%s\"", argv[0]);
 		if (!strcmp(argv[0], "weight")) {
 			/* Range is the kernel's call; only non-numbers are ours. */
@@ -54,6 +57,12 @@ int backend_parse(int argc, char **argv, bool add, struct backend_spec *b)
 				return ret;
 			b->state = (uint8_t)v;
 			b->has_state = true;
+		} else if (!strcmp(argv[0], "maxconn")) {
+			if (!parse_u32(argv[1], &b->maxconn) ||
+			    b->maxconn > KLB_MAXCONN_MAX)
+				return usage_errorf("backend", "invalid maxconn \"%s\": expected 0..%u (0: no cap)",
+						    argv[1], KLB_MAXCONN_MAX);
+			b->has_maxconn = true;
 		} else {
 			return usage_errorf("backend", "unknown argument \"%s\"", argv[0]);
 		}
@@ -62,8 +71,8 @@ int backend_parse(int argc, char **argv, bool add, struct backend_spec *b)
 		b->has_weight = true;
 		b->weight = 1;
 	}
-	if (!add && !b->has_weight && !b->has_state)
-		return usage_errorf("backend", "nothing to change: expected \"weight N\" or \"state STATE\"");
+	if (!add && !b->has_weight && !b->has_state && !b->has_maxconn)
+		return usage_errorf("backend", "nothing to change: expected \"weight N\", \"state STATE\" or \"maxconn M\"");
 	return EXIT_OK;
 }
 
@@ -75,6 +84,8 @@ void backend_put(struct req *r, const struct backend_spec *b)
 		req_put_u32(r, KLB_BACKEND_A_WEIGHT, b->weight);
 	if (b->has_state)
 		req_put_u8(r, KLB_BACKEND_A_STATE, b->state);
+	if (b->has_maxconn)
+		req_put_u32(r, KLB_BACKEND_A_MAXCONN, b->maxconn);
 }
 
 static int backend_send(uint8_t cmd, int argc, char **argv,

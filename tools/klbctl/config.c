@@ -26,7 +26,7 @@ void config_usage(FILE *f)
 		"       klbctl flush\n"
 		"A saved file holds one command per line, without the \"klbctl\" word:\n"
 		"  pool add NAME sched SCHED [all-unhealthy fail-open] [check KIND ...]\n"
-		"  backend add POOL ADDR:PORT weight N [state STATE]\n"
+		"  backend add POOL ADDR:PORT weight N [state STATE] [maxconn N]\n"
 		"  service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL [proxy-protocol v2]\n"
 		"              [snat ADDR[,ADDR...]] [persist SECONDS mask LEN] [cookie NAME]\n"
 		"  rule add SERVICE [host H] [path P] [header N=V] [method M] [sni H] pool POOL\n"
@@ -89,6 +89,8 @@ static int save_print(const struct pool_list *pl, const struct service_list *sl,
 			if (b->state != KLB_BACKEND_UP)
 				printf(" state %s", word_name(state_words, n_state_words,
 							      b->state, w1, sizeof(w1)));
+			if (b->maxconn)
+				printf(" maxconn %u", b->maxconn);
 			putchar('\n');
 		}
 	}
@@ -337,6 +339,10 @@ static int line_backend(struct config *c, bool add, int argc, char **argv,
 		if (b.has_state) {
 			old->has_state = true;
 			old->state = b.state;
+		}
+		if (b.has_maxconn) {
+			old->has_maxconn = true;
+			old->maxconn = b.maxconn;
 		}
 		return EXIT_OK;
 	}

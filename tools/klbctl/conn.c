@@ -16,6 +16,11 @@ void conn_usage(FILE *f)
 	fprintf(f,
 		"Usage: klbctl [-j] conn show [service NAME]\n"
 		"       klbctl [-j] conn show persist [service NAME]\n"
+		"The first lists L4 connections (PROTO CLIENT -> VIP -> BACKEND STATE\n"
+		"expires), then the client connections of http and tls services (MODE\n"
+		"CLIENT -> VIP -> BACKEND or none, STATE age, bytes in and out):\n"
+		"  STATE := { reading-head | waiting-backend | queued | relaying | idle |\n"
+		"             replying | closing }\n"
 		"The second lists the persistence entries: CLIENT/PREFIX -> BACKEND,\n"
 		"the connections that hold each, and when an idle one expires.\n");
 }
@@ -29,6 +34,57 @@ static void endpoint_print(const char *key, const char *key_port,
 	print_string(PRINT_FP, NULL, fmt, addrport_str(a, buf, sizeof(buf)));
 	print_string(PRINT_JSON, key, NULL, addr_str(a, buf, sizeof(buf)));
 	print_uint(PRINT_JSON, key_port, NULL, a->port);
+}
+
+static void service_print(const struct nlattr *a, bool text)
+{
+	if (!a || mnl_attr_validate(a, MNL_TYPE_NUL_STRING) != 0)
+		return;
+	if (text)
+		print_string(PRINT_FP, NULL, " service %s", mnl_attr_get_str(a));
+	else
+		print_string(PRINT_JSON, "service", NULL, mnl_attr_get_str(a));
+}
+
+/* An L7 session: MODE CLIENT -> VIP -> BACKEND|none STATE age in out */
+static int session_print(const struct nlattr **tb)
+{
+	struct klb_addr client, vip, backend;
+	char w1[32], w2[32];
+
+	addr_get(tb[KLB_CONN_A_CLIENT_ADDR4], tb[KLB_CONN_A_CLIENT_ADDR6],
+		 tb[KLB_CONN_A_CLIENT_PORT], &client);
+	addr_get(tb[KLB_CONN_A_VIP_ADDR4], tb[KLB_CONN_A_VIP_ADDR6],
+		 tb[KLB_CONN_A_VIP_PORT], &vip);
+
+	open_json_object(NULL);
+	service_print(tb[KLB_CONN_A_SERVICE], false);
+	print_string(PRINT_ANY, "mode", "%s",
+		     word_name(mode_words, n_mode_words,
+			       attr_u8(tb[KLB_CONN_A_MODE], 0), w1, sizeof(w1)));
+	endpoint_print("client", "client_port", " %s", &client);
+	endpoint_print("vip", "vip_port", " -> %s", &vip);
+	if (addr_get(tb[KLB_CONN_A_BACKEND_ADDR4], tb[KLB_CONN_A_BACKEND_ADDR6],
+		     tb[KLB_CONN_A_BACKEND_PORT], &backend)) {
+		endpoint_print("backend", "backend_port", " -> %s", &backend);
+	} else {
+		print_string(PRINT_FP, NULL, " -> %s", "none");
+		print_null(PRINT_JSON, "backend", NULL, NULL);
+		print_null(PRINT_JSON, "backend_port", NULL, NULL);
+	}
+	print_string(PRINT_ANY, "state", " %s",
+		     word_name(l7_state_words, n_l7_state_words,
+			       attr_u8(tb[KLB_CONN_A_L7_STATE], 0), w2, sizeof(w2)));
+	print_uint(PRINT_ANY, "age", " age %us",
+		   attr_u32(tb[KLB_CONN_A_AGE_MS], 0) / 1000);
+	print_u64(PRINT_ANY, "bytes_in", " in %llu",
+		  attr_u64(tb[KLB_CONN_A_BYTES_IN], 0));
+	print_u64(PRINT_ANY, "bytes_out", " out %llu",
+		  attr_u64(tb[KLB_CONN_A_BYTES_OUT], 0));
+	service_print(tb[KLB_CONN_A_SERVICE], true);
+	print_nl();
+	close_json_object();
+	return 0;
 }
 
 /*
@@ -45,6 +101,8 @@ static int conn_print(const struct nlattr *nest)
 	size_t i;
 
 	nest_parse(nest, tb, KLB_CONN_A_MAX);
+	if (tb[KLB_CONN_A_L7_STATE])
+		return session_print(tb);
 	addr_get(tb[KLB_CONN_A_CLIENT_ADDR4], tb[KLB_CONN_A_CLIENT_ADDR6],
 		 tb[KLB_CONN_A_CLIENT_PORT], &client);
 	addr_get(tb[KLB_CONN_A_VIP_ADDR4], tb[KLB_CONN_A_VIP_ADDR6],

@@ -111,6 +111,8 @@ extern const struct word pp_words[];	/* proxy-protocol: v2, none */
 extern const size_t n_pp_words;
 extern const struct word conn_state_words[];
 extern const size_t n_conn_state_words;
+extern const struct word l7_state_words[];
+extern const size_t n_l7_state_words;
 
 /*
  * A word as save prints it and restore reads it back: as it is, or in

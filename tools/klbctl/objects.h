@@ -85,11 +85,12 @@ int pool_parse(int argc, char **argv, bool add, struct pool_spec *p);
 struct backend_spec {
 	const char *pool;
 	struct klb_addr addr;
-	bool has_weight, has_state;
+	bool has_weight, has_state, has_maxconn;
 	uint32_t weight;
+	uint32_t maxconn;
 	uint8_t state;
 };
-/* "POOL ADDR:PORT [weight N] [state S]" (add: weight defaults to 1) */
+/* "POOL ADDR:PORT [weight N] [state S] [maxconn N]" (add: weight defaults to 1) */
 int backend_parse(int argc, char **argv, bool add, struct backend_spec *b);
 /* The BACKEND nest contents: address, port, weight, state if given. */
 void backend_put(struct req *r, const struct backend_spec *b);
@@ -187,6 +188,7 @@ struct backend_info {
 	uint64_t passive_fail;
 	bool has_weight_now;	/* slow start: its weight now */
 	uint32_t weight_now;
+	uint32_t maxconn;	/* 0: no cap */
 };
 
 struct pool_info {

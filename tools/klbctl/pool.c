@@ -187,6 +187,7 @@ static int backend_info_parse(const struct nlattr *nest, struct backend_info *b)
 			  mnl_attr_get_u64(tb[KLB_BACKEND_A_PASSIVE_FAIL]) : 0;
 	b->has_weight_now = tb[KLB_BACKEND_A_WEIGHT_NOW];
 	b->weight_now = attr_u32(tb[KLB_BACKEND_A_WEIGHT_NOW], 0);
+	b->maxconn = attr_u32(tb[KLB_BACKEND_A_MAXCONN], 0);
 	return 0;
 }
 
@@ -355,6 +356,12 @@ void backend_print(const struct backend_info *b)
 	if (b->has_weight_now)
 		print_uint(PRINT_ANY, "weight_now", " slowstart weight %u",
 			   b->weight_now);
+	/* With a cap, the count it applies to next to it. */
+	if (b->maxconn) {
+		print_uint(PRINT_ANY, "maxconn", " maxconn %u", b->maxconn);
+		print_u64(PRINT_ANY, "active", " active %llu",
+			  b->stats.v[KLB_STATS_A_ACTIVE_CONNS]);
+	}
 	print_nl();
 	if (opt_stats)
 		stats_print(&b->stats, false, b->stats.l7_present ? "http" : NULL);

@@ -131,6 +131,8 @@ void stats_print(const struct klb_stats *st, bool service, const char *l7)
 			  st->v[KLB_STATS_A_DROP_BAD_SOURCE]);
 		print_u64(PRINT_ANY, "acl", " acl %llu",
 			  st->v[KLB_STATS_A_DROP_ACL]);
+		print_u64(PRINT_ANY, "maxconn", " maxconn %llu",
+			  st->v[KLB_STATS_A_DROP_MAXCONN]);
 		print_nl();
 		close_json_object();
 		open_json_object("persist");

@@ -103,6 +103,9 @@ t 0 'weight 4294967295' backend add web 10.0.1.1:80 weight 4294967295
 t 0 'port 0' backend add web 10.0.1.1:0
 t 0 'weight 70000' backend add web 10.0.1.1:80 weight 70000
 t 0 'state 2' backend set web 10.0.1.1:80 state down
+t 0 'maxconn 7' backend set web 10.0.1.1:80 maxconn 7
+t 0 'maxconn 0' backend add web 10.0.1.1:80 maxconn 0
+t 0 'maxconn 1000000' backend add web 10.0.1.1:80 maxconn 1000000
 t 0 'request backend_del' backend del web 10.0.1.1:80
 t 0 'proto 6' service add www vip 10.0.0.100:80 proto tcp mode nat pool web
 t 0 'mode 0' service add www vip '[fd00::100]:53' proto udp pool web
@@ -169,6 +172,10 @@ t 1 'invalid weight' backend add web 10.0.0.1:80 weight 0x10
 t 1 'invalid weight' backend add web 10.0.0.1:80 weight ' 1'
 t 1 'missing value after "weight"' backend add web 10.0.0.1:80 weight
 t 1 'nothing to change' backend set web 10.0.0.1:80
+t 1 'invalid maxconn "-1": expected 0..1000000 (0: no cap)' backend set web 10.0.0.1:80 maxconn -1
+t 1 'invalid maxconn "1000001"' backend set web 10.0.0.1:80 maxconn 1000001
+t 1 'invalid maxconn "4294967296"' backend add web 10.0.0.1:80 maxconn 4294967296
+t 1 'missing value after "maxconn"' backend set web 10.0.0.1:80 maxconn
 t 1 'unexpected argument' backend del web 10.0.0.1:80 weight 1
 t 1 'missing "pool POOL"' service add www vip 10.0.0.100:80 proto tcp mode nat
 t 1 'missing "vip ADDR:PORT"' service add www proto tcp pool web

@@ -222,6 +222,17 @@ const struct word conn_state_words[] = {
 };
 const size_t n_conn_state_words = ARRAY_SIZE(conn_state_words);
 
+const struct word l7_state_words[] = {
+	{ "reading-head", KLB_L7_STATE_READING_HEAD },
+	{ "waiting-backend", KLB_L7_STATE_WAITING_BACKEND },
+	{ "queued", KLB_L7_STATE_QUEUED },
+	{ "relaying", KLB_L7_STATE_RELAYING },
+	{ "idle", KLB_L7_STATE_IDLE },
+	{ "replying", KLB_L7_STATE_REPLYING },
+	{ "closing", KLB_L7_STATE_CLOSING },
+};
+const size_t n_l7_state_words = ARRAY_SIZE(l7_state_words);
+
 char *word_quote(const char *s)
 {
 	size_t len = strlen(s), i;

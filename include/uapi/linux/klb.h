@@ -90,6 +90,7 @@
 
 #define KLB_NAME_MAX		32	/* including the terminating NUL */
 #define KLB_WEIGHT_MAX		65535
+#define KLB_MAXCONN_MAX		1000000	/* a backend's maxconn; 0: no cap */
 
 enum klb_cmd {
 	KLB_CMD_UNSPEC,
@@ -270,6 +271,21 @@ enum klb_conn_state {
 
 #define KLB_CONN_STATE_MAX (__KLB_CONN_STATE_MAX - 1)
 
+/* What an L7 session (http, tls) is doing, as reported by KLB_CONN_A_L7_STATE */
+enum klb_l7_state {
+	KLB_L7_STATE_READING_HEAD,	/* a request head (tls: the ClientHello) */
+	KLB_L7_STATE_WAITING_BACKEND,	/* connecting to the backend */
+	KLB_L7_STATE_QUEUED,		/* every backend at its maxconn: waiting */
+	KLB_L7_STATE_RELAYING,		/* request and response, or tls bytes */
+	KLB_L7_STATE_IDLE,		/* keep-alive, between requests */
+	KLB_L7_STATE_REPLYING,		/* an answer of klb's own (4xx, 5xx) */
+	KLB_L7_STATE_CLOSING,		/* draining the client before the close */
+
+	__KLB_L7_STATE_MAX
+};
+
+#define KLB_L7_STATE_MAX (__KLB_L7_STATE_MAX - 1)
+
 /* top level */
 enum klb_attr {
 	KLB_A_UNSPEC,
@@ -335,6 +351,7 @@ enum klb_backend_attr {
 	KLB_BACKEND_A_EJECTIONS,	/* u32: ejections in a row (output) */
 	KLB_BACKEND_A_PASSIVE_FAIL,	/* u64: failures passive health counted (output) */
 	KLB_BACKEND_A_WEIGHT_NOW,	/* u32: weight during slow start; absent: WEIGHT (output) */
+	KLB_BACKEND_A_MAXCONN,	/* u32, 0..KLB_MAXCONN_MAX: open conns cap; 0 none */
 
 	__KLB_BACKEND_A_MAX
 };
@@ -385,6 +402,7 @@ enum klb_stats_attr {
 	KLB_STATS_A_PERSIST_FULL,	/* u64, service only: persist_max reached */
 	KLB_STATS_A_DROP_BAD_SOURCE,	/* u64, service only: L7, martian source */
 	KLB_STATS_A_DROP_ACL,	/* u64, service only: source refused (allow/deny) */
+	KLB_STATS_A_DROP_MAXCONN,	/* u64, service only: every backend at maxconn */
 
 	__KLB_STATS_A_MAX
 };
@@ -521,6 +539,13 @@ enum klb_conn_attr {
 	KLB_CONN_A_LOCAL_ADDR4,		/* binary 4: fnat source towards the backend */
 	KLB_CONN_A_LOCAL_ADDR6,		/* binary 16 */
 	KLB_CONN_A_LOCAL_PORT,		/* u16 */
+	/* L7 sessions (http, tls), after the L4 connections; no EXPIRES_MS */
+	KLB_CONN_A_MODE,		/* u8: enum klb_mode; L7 sessions only */
+	KLB_CONN_A_L7_STATE,		/* u8: enum klb_l7_state */
+	KLB_CONN_A_AGE_MS,		/* u32: since the client connected */
+	KLB_CONN_A_BYTES_IN,		/* u64: client -> backend, relayed */
+	KLB_CONN_A_BYTES_OUT,		/* u64: backend -> client, relayed */
+	KLB_CONN_A_PAD,
 
 	__KLB_CONN_A_MAX
 };
