@@ -609,8 +609,63 @@ struct klb_conn_dump {
 	const char *service;		/* filter, or NULL */
 };
 
+/* What an L4 connection and an L7 session both say of their client side. */
+struct klb_flow_addrs {
+	u16 family;
+	const union nf_inet_addr *caddr, *vaddr;
+	__be16 cport, vport;
+};
+
+/* An address and its port (network order) in the attributes given. */
+static int klb_nl_put_endpoint(struct sk_buff *skb, int type4, int type6,
+			       int type_port, u16 family,
+			       const union nf_inet_addr *addr, __be16 port)
+{
+	return klb_nl_put_addr(skb, type4, type6, family, addr) ||
+	       nla_put_u16(skb, type_port, ntohs(port));
+}
+
+/*
+ * The message and KLB_A_CONN nest of one connection or session of
+ * @service, with the attributes both kinds have: service, protocol,
+ * client and VIP. NULL if the message is full (nothing left in @d->skb).
+ */
+static struct nlattr *klb_nl_conn_begin(struct klb_conn_dump *d,
+					const char *service, u8 proto,
+					const struct klb_flow_addrs *fa,
+					void **hdr)
+{
+	struct sk_buff *skb = d->skb;
+	struct nlattr *nest;
+
+	*hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
+			   d->cb->nlh->nlmsg_seq, &klb_genl_family,
+			   NLM_F_MULTI, KLB_CMD_CONN_GET);
+	if (!*hdr)
+		return NULL;
+	nest = nla_nest_start(skb, KLB_A_CONN);
+	if (!nest ||
+	    nla_put_string(skb, KLB_CONN_A_SERVICE, service) ||
+	    nla_put_u8(skb, KLB_CONN_A_PROTO, proto) ||
+	    klb_nl_put_endpoint(skb, KLB_CONN_A_CLIENT_ADDR4,
+				KLB_CONN_A_CLIENT_ADDR6, KLB_CONN_A_CLIENT_PORT,
+				fa->family, fa->caddr, fa->cport) ||
+	    klb_nl_put_endpoint(skb, KLB_CONN_A_VIP_ADDR4, KLB_CONN_A_VIP_ADDR6,
+				KLB_CONN_A_VIP_PORT, fa->family, fa->vaddr,
+				fa->vport)) {
+		genlmsg_cancel(skb, *hdr);
+		return NULL;
+	}
+	return nest;
+}
+
 static int klb_nl_put_conn(const struct klb_conn_info *ci, void *arg)
 {
+	const struct klb_flow_addrs fa = {
+		.family = ci->family,
+		.caddr = &ci->caddr, .cport = ci->cport,
+		.vaddr = &ci->vaddr, .vport = ci->vport,
+	};
 	struct klb_conn_dump *d = arg;
 	struct sk_buff *skb = d->skb;
 	struct nlattr *nest;
@@ -619,30 +674,19 @@ static int klb_nl_put_conn(const struct klb_conn_info *ci, void *arg)
 	if (d->service && strcmp(ci->svc->name, d->service))
 		return 0;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
-			  d->cb->nlh->nlmsg_seq, &klb_genl_family, NLM_F_MULTI,
-			  KLB_CMD_CONN_GET);
-	if (!hdr)
+	nest = klb_nl_conn_begin(d, ci->svc->name, ci->proto, &fa, &hdr);
+	if (!nest)
 		return -EMSGSIZE;
-	nest = nla_nest_start(skb, KLB_A_CONN);
-	if (!nest ||
-	    nla_put_string(skb, KLB_CONN_A_SERVICE, ci->svc->name) ||
-	    nla_put_u8(skb, KLB_CONN_A_PROTO, ci->proto) ||
-	    klb_nl_put_addr(skb, KLB_CONN_A_CLIENT_ADDR4,
-			    KLB_CONN_A_CLIENT_ADDR6, ci->family, &ci->caddr) ||
-	    nla_put_u16(skb, KLB_CONN_A_CLIENT_PORT, ntohs(ci->cport)) ||
-	    klb_nl_put_addr(skb, KLB_CONN_A_VIP_ADDR4, KLB_CONN_A_VIP_ADDR6,
-			    ci->family, &ci->vaddr) ||
-	    nla_put_u16(skb, KLB_CONN_A_VIP_PORT, ntohs(ci->vport)) ||
-	    klb_nl_put_addr(skb, KLB_CONN_A_BACKEND_ADDR4,
-			    KLB_CONN_A_BACKEND_ADDR6, ci->family, &ci->baddr) ||
-	    nla_put_u16(skb, KLB_CONN_A_BACKEND_PORT, ntohs(ci->bport)) ||
+	if (klb_nl_put_endpoint(skb, KLB_CONN_A_BACKEND_ADDR4,
+				KLB_CONN_A_BACKEND_ADDR6,
+				KLB_CONN_A_BACKEND_PORT, ci->family,
+				&ci->baddr, ci->bport) ||
 	    nla_put_u8(skb, KLB_CONN_A_STATE, ci->state) ||
 	    nla_put_u32(skb, KLB_CONN_A_EXPIRES_MS, ci->expires_ms) ||
 	    (ci->lport &&
-	     (klb_nl_put_addr(skb, KLB_CONN_A_LOCAL_ADDR4,
-			      KLB_CONN_A_LOCAL_ADDR6, ci->family, &ci->laddr) ||
-	      nla_put_u16(skb, KLB_CONN_A_LOCAL_PORT, ntohs(ci->lport))))) {
+	     klb_nl_put_endpoint(skb, KLB_CONN_A_LOCAL_ADDR4,
+				 KLB_CONN_A_LOCAL_ADDR6, KLB_CONN_A_LOCAL_PORT,
+				 ci->family, &ci->laddr, ci->lport))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -655,6 +699,11 @@ static int klb_nl_put_conn(const struct klb_conn_info *ci, void *arg)
 static int klb_nl_put_session(const struct klb_l7_session_info *si, void *arg)
 {
 	const struct klb_flow *f = si->flow;
+	const struct klb_flow_addrs fa = {
+		.family = f->family,
+		.caddr = &f->saddr, .cport = f->sport,
+		.vaddr = &f->daddr, .vport = f->dport,
+	};
 	struct klb_conn_dump *d = arg;
 	struct sk_buff *skb = d->skb;
 	struct nlattr *nest;
@@ -663,29 +712,17 @@ static int klb_nl_put_session(const struct klb_l7_session_info *si, void *arg)
 	if (d->service && strcmp(si->svc->name, d->service))
 		return 0;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
-			  d->cb->nlh->nlmsg_seq, &klb_genl_family, NLM_F_MULTI,
-			  KLB_CMD_CONN_GET);
-	if (!hdr)
+	nest = klb_nl_conn_begin(d, si->svc->name, IPPROTO_TCP, &fa, &hdr);
+	if (!nest)
 		return -EMSGSIZE;
+	/* Sessions come and go without the config lock: flag a torn dump. */
 	genl_dump_check_consistent(d->cb, hdr);
-	nest = nla_nest_start(skb, KLB_A_CONN);
-	if (!nest ||
-	    nla_put_string(skb, KLB_CONN_A_SERVICE, si->svc->name) ||
-	    nla_put_u8(skb, KLB_CONN_A_PROTO, IPPROTO_TCP) ||
-	    nla_put_u8(skb, KLB_CONN_A_MODE, si->mode) ||
-	    klb_nl_put_addr(skb, KLB_CONN_A_CLIENT_ADDR4,
-			    KLB_CONN_A_CLIENT_ADDR6, f->family, &f->saddr) ||
-	    nla_put_u16(skb, KLB_CONN_A_CLIENT_PORT, ntohs(f->sport)) ||
-	    klb_nl_put_addr(skb, KLB_CONN_A_VIP_ADDR4, KLB_CONN_A_VIP_ADDR6,
-			    f->family, &f->daddr) ||
-	    nla_put_u16(skb, KLB_CONN_A_VIP_PORT, ntohs(f->dport)) ||
+	if (nla_put_u8(skb, KLB_CONN_A_MODE, si->mode) ||
 	    (si->be_port &&
-	     (klb_nl_put_addr(skb, KLB_CONN_A_BACKEND_ADDR4,
-			      KLB_CONN_A_BACKEND_ADDR6, si->be_family,
-			      &si->be_addr) ||
-	      nla_put_u16(skb, KLB_CONN_A_BACKEND_PORT,
-			  ntohs(si->be_port)))) ||
+	     klb_nl_put_endpoint(skb, KLB_CONN_A_BACKEND_ADDR4,
+				 KLB_CONN_A_BACKEND_ADDR6,
+				 KLB_CONN_A_BACKEND_PORT, si->be_family,
+				 &si->be_addr, si->be_port)) ||
 	    nla_put_u8(skb, KLB_CONN_A_L7_STATE, si->state) ||
 	    nla_put_u32(skb, KLB_CONN_A_AGE_MS, si->age_ms) ||
 	    nla_put_u64_64bit(skb, KLB_CONN_A_BYTES_IN, si->bytes_in,
