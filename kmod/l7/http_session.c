@@ -158,8 +158,7 @@ int http_reply(struct http_session *hs, u16 status)
 	/* A head of which nothing was sent is dropped; a started one ends. */
 	if (hs->hout_to_client && !hs->hout_pos)
 		hs->hout_to_client = false;
-	hs->reply_len = klb_http_error_response(status, hs->reply,
-						sizeof(hs->reply));
+	hs->reply_status = status;
 	hs->reply_pos = 0;
 	hs->state = HS_REPLY;
 	http_arm(hs, HT_IDLE);
@@ -481,6 +480,8 @@ static int http_st_queued(struct http_session *hs)
 /* A complete request head: rewrite it, pick its backend, connect. */
 static int http_route(struct http_session *hs)
 {
+	u8 ip[KLB_IP_TEXT_MAX];		/* client address, for X-Forwarded-For */
+	unsigned int ip_len;
 	int n;
 
 	http_follow(hs);
@@ -490,7 +491,9 @@ static int http_route(struct http_session *hs)
 
 	/* Only a request that asks properly gets its Upgrade forwarded. */
 	hs->upgrade = klb_http_wants_upgrade(&hs->req);
-	n = klb_http_rewrite_req(hs->cin.data, &hs->req, hs->ip, hs->ip_len,
+	ip_len = klb_ip_text(hs->s.flow.family == AF_INET6,
+			     (const u8 *)&hs->s.flow.saddr, ip);
+	n = klb_http_rewrite_req(hs->cin.data, &hs->req, ip, ip_len,
 				 hs->upgrade, hs->hout + KLB_PROXY_V2_MAX,
 				 hs->hout_cap - KLB_PROXY_V2_MAX);
 	if (n < 0)
@@ -714,23 +717,26 @@ int http_exchange_end(struct http_session *hs)
 
 static int http_st_reply(struct http_session *hs)
 {
+	u8 reply[KLB_HTTP_ERR_RESP_MAX];
 	bool progress = false;
+	u32 len;
 	int n;
 
 	/* An interim response half sent goes out whole first. */
 	n = http_flush_head(hs, &progress);
 	if (n < 0)
 		return HS_END;
-	while (n && hs->reply_pos < hs->reply_len) {
-		n = klb_l7_send(&hs->s.client, hs->reply + hs->reply_pos,
-				hs->reply_len - hs->reply_pos, false);
+	len = klb_http_error_response(hs->reply_status, reply, sizeof(reply));
+	while (n && hs->reply_pos < len) {
+		n = klb_l7_send(&hs->s.client, reply + hs->reply_pos,
+				len - hs->reply_pos, false);
 		if (n == -EAGAIN)
 			n = 0;
 		if (n < 0)
 			return HS_END;
 		hs->reply_pos += n;
 	}
-	if (hs->reply_pos == hs->reply_len) {
+	if (hs->reply_pos == len) {
 		klb_l7_session_linger(&hs->s);
 		return HS_END;
 	}
@@ -840,10 +846,18 @@ static void http_init(struct http_session *hs)
 {
 	struct klb_l7_session *s = &hs->s;
 
+	/*
+	 * Every accepted connection holds one, idle ones included: past
+	 * 1024 bytes it costs a kmalloc-2k object (security.md, l7_memory.sh).
+	 * Lock debugging (lockdep, debug spinlocks) grows every lock and
+	 * work item in it; those kernels are for tests.
+	 */
+	BUILD_BUG_ON(!IS_ENABLED(CONFIG_LOCKDEP) &&
+		     !IS_ENABLED(CONFIG_DEBUG_SPINLOCK) &&
+		     sizeof(struct http_session) > 1024);
+	BUILD_BUG_ON(KLB_HTTP_ERR_RESP_MAX > U8_MAX);	/* reply_pos */
 	hs->inited = true;
 	hs->ck_name_len = strnlen(s->svc->cookie, sizeof(s->svc->cookie));
-	hs->ip_len = klb_ip_text(s->flow.family == AF_INET6,
-				 (const u8 *)&s->flow.saddr, hs->ip);
 	http_head_begin(hs);
 	/* The first request's head timeout runs from the accept. */
 	http_arm(hs, HT_HEADER);

@@ -119,10 +119,13 @@ struct http_session {
 	u32 hout_len;
 	bool hout_to_client;		/* holds a response head not yet sent */
 
-	/* A response of our own. */
-	u8 reply[KLB_HTTP_ERR_RESP_MAX];
-	u32 reply_pos;
-	u32 reply_len;
+	/*
+	 * A response of our own: its status, and how much of its text went
+	 * out. The text is rebuilt on each send (klb_http_error_response()),
+	 * which keeps 192 bytes out of every session.
+	 */
+	u16 reply_status;
+	u8 reply_pos;
 
 	/* Persistence cookie (service ... cookie NAME), per request. */
 	u64 ck_id;			/* the backend id the request's cookie names */
@@ -133,8 +136,6 @@ struct http_session {
 	struct klb_l7_pipe tc2b;
 	struct klb_l7_pipe tb2c;
 
-	u8 ip[KLB_IP_TEXT_MAX];		/* client address, for X-Forwarded-For */
-	u8 ip_len;
 	long budget;			/* bytes this run may still relay */
 	u64 bytes_in;			/* relayed, not yet counted */
 	u64 bytes_out;
