@@ -34,6 +34,11 @@ struct nl_err {
 	char msg[256];		/* NLMSGERR_ATTR_MSG, "" if none */
 	bool has_off, has_miss_type, has_miss_nest;
 	uint32_t off, miss_type, miss_nest;
+	/*
+	 * The request went out but its answer could not be read (ENOBUFS:
+	 * the kernel could not queue it): whether it was done is unknown.
+	 */
+	bool answer_lost;
 };
 
 /* -------------------------------------------------------------- requests */
@@ -293,7 +298,10 @@ static int report(const struct req *r, const struct nl_err *e)
 	const char *msg = e->msg[0] ? e->msg : strerror(e->err);
 	size_t i, best = SIZE_MAX;
 
-	if (e->err == EPERM && !e->msg[0])
+	if (e->answer_lost)
+		msg = "No buffer space available: the kernel's answer was lost, "
+		      "so the change may or may not have been made (see show)";
+	else if (e->err == EPERM && !e->msg[0])
 		msg = "Operation not permitted (klbctl needs CAP_NET_ADMIN; "
 		      "to configure klb, in the initial user namespace)";
 
@@ -412,6 +420,7 @@ static int transact(struct nlmsghdr *nlh, uint16_t type, klb_cb_t cb,
 
 		if (n < 0) {
 			e->err = errno;
+			e->answer_lost = !dump && errno == ENOBUFS;
 			return -1;
 		}
 		for (m = (struct nlmsghdr *)rxbuf; mnl_nlmsg_ok(m, len);
