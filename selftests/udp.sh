@@ -26,15 +26,17 @@ check "service add u (udp)" klbctl service add u vip $VIP4:$UDP_PORT proto udp m
 check "service add u6 (udp, v6)" klbctl service add u6 vip "[$VIP6]:$UDP_PORT" proto udp mode nat pool u6
 check_eq "service u shows proto udp" "$(klbctl -j service show u | jq -r '.[0].proto')" udp
 
-# N datagrams, each from a new socket, 1-byte payload; "beN" per answer
+# N datagrams, each from a new socket and its own source port (BASE + i,
+# below the ephemeral range: two random ports that collide would be one
+# flow, not two), 1-byte payload; "beN" per answer
 udp_n() {
-	local n=$1 addr=$2 i
+	local n=$1 addr=$2 base=$3 i
 	for ((i = 0; i < n; i++)); do
-		echo x | cli socat -T2 - "UDP:$addr:$UDP_PORT" 2>/dev/null
+		echo x | cli socat -T2 - "UDP:$addr:$UDP_PORT,sourceport=$((base + i))" 2>/dev/null
 	done
 }
 
-r=$(udp_n 30 $VIP4 | tally)
+r=$(udp_n 30 $VIP4 20000 | tally)
 check_eq "v4: 30 flows answered from the VIP, rr 10/10/10" "$(echo $r)" "be1 10 be2 10 be3 10"
 r=$(cli "$PY" "$SELFTESTS/klb_udp.py" query --addr $VIP4 --port $UDP_PORT --count 10 --same-socket)
 check_eq "v4: 10 datagrams of one flow all answered" "$(grep -c . <<<"$r")" 10
@@ -53,7 +55,7 @@ check_eq "v4 counters: sum of backend conns == service conns" "$sum" 31
 check_eq "udp flows listed as udp in conn show" \
 	"$(klbctl -j conn show service u | jq -r '[.[] | select(.proto == "udp")] | length')" 31
 
-r=$(udp_n 15 "[$VIP6]" | tally)
+r=$(udp_n 15 "[$VIP6]" 20100 | tally)
 check_eq "v6: 15 flows answered from the VIP, rr 5/5/5" "$(echo $r)" "be1 5 be2 5 be3 5"
 check_eq "v6 counters: bytes_in == 15*(40+8+2)" "$(svc_stat u6 bytes_in)" $((15 * 50))
 check_eq "v6 counters: bytes_out == 15*(40+8+4)" "$(svc_stat u6 bytes_out)" $((15 * 52))
