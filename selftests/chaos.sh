@@ -36,18 +36,22 @@ else
 	skip "klbctl service add h (http)" "no http mode here"
 fi
 
-# The client loop: every answer is "ok" (200, right sha256), "bad" (200,
-# wrong data) or "err CODE" (no answer: allowed while a backend dies).
+# The client loop: every answer is "ok" (a whole 200, right sha256), "bad"
+# (a whole 200, wrong data) or "err CODE RC" (no answer, or one cut short:
+# allowed while a backend dies or klb is removed). Whole means curl exited
+# 0: a body shorter than its Content-Length is curl's error 18, with the
+# 200 of its head still in %{http_code}.
 urls="http://$VIP4/big/$F"
 [ $l7 = 1 ] && urls="$urls http://$VIP4:8080/big/$F"
 cli bash -c 'while [ ! -e "$1" ]; do
 		for u in $3; do
 			code=$(curl -s --max-time 5 -o "$4" -w "%{http_code}" "$u")
-			if [ "$code" = 200 ]; then
+			rc=$?
+			if [ "$code" = 200 ] && [ $rc = 0 ]; then
 				s=$(sha256sum <"$4" | cut -d" " -f1)
-				[ "$s" = "$2" ] && echo "ok $u" || echo "bad $u $s"
+				[ "$s" = "$2" ] && echo "ok $u" || echo "bad $u $s $(stat -c %s "$4") bytes"
 			else
-				echo "err $code $u"
+				echo "err $code $rc $u"
 			fi
 		done
 	done' _ "$TMPD/stop" "$sum" "$urls" "$TMPD/dl" >"$TMPD/traffic.log" 2>&1 &
@@ -148,6 +152,8 @@ errs=$(grep -c "^err" "$TMPD/traffic.log")
 changes=$(grep -c "^0 " "$TMPD/config.log")
 refused=$(grep -vc "^0 " "$TMPD/config.log")
 diag "answers: $good right, $bad wrong, $errs failed; config changes: $changes done, $refused refused or failed"
+[ "$bad" = 0 ] || diag "$(grep "^bad" "$TMPD/traffic.log" | head -5)"
+diag "failed: $(grep "^err" "$TMPD/traffic.log" | cut -d" " -f2,3 | sort | uniq -c | tr -s ' \n' ' ')(count, http code, curl exit)"
 check_eq "no answer carried wrong data (sha256)" "$bad" 0
 check_range "answers with the right data" "$good" 10 100000000
 check_range "config changes made during the chaos" "$changes" 10 100000000
