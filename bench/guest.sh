@@ -26,6 +26,12 @@
 #   bulk-put-*   wrk PUT of a 4 MB body   (the same; the backend stores it)
 #   bulk-tls-*   wrk GET over TLS, 16 MB  direct klb-tls haproxy-tcp
 # "bulk" in --tests stands for all of them; a cell can be named alone.
+# churn: conn (Connection: close) again, but each configuration stays up
+# across all its rounds, run back to back after the other tests (as a
+# balancer runs in production): the connection tables fill with the
+# closed connections of the rounds before (TIME_WAIT) and the client
+# reuses its ports; one result per round (klb-nat ipvs-nat klb-http
+# haproxy-http), and the size of klb's or IPVS's table before each.
 #
 # --profile TEST:CFG,...: after the rounds, one more run of each such cell
 # under `perf record -a` (cpu-clock, every CPU, every namespace), kept out
@@ -69,7 +75,7 @@ ROUNDS=3
 DUR=5
 DEADLINE=3000
 THREADS=2
-TESTS="conn req0 req2k req8k tput1m tlsconn tlstput tcp bulk"
+TESTS="conn req0 req2k req8k tput1m tlsconn tlstput tcp bulk churn"
 BULK_STREAMS="1 2 4 8"
 BULK_MTUS="1500 9000"
 BULK_GET_BYTES=$((16 << 20))
@@ -116,7 +122,7 @@ for _t in $TESTS; do
 		continue
 	fi
 	case $_t in
-	conn|req0|req2k|req8k|tput1m|tlsconn|tlstput|tcp) ;;
+	conn|req0|req2k|req8k|tput1m|tlsconn|tlstput|tcp|churn) ;;
 	bulk-tcp-p[1-9]*-m[1-9]*|bulk-get-p[1-9]*-m[1-9]*|bulk-put-p[1-9]*-m[1-9]*|bulk-tls-p[1-9]*-m[1-9]*) ;;
 	*) echo "guest.sh: unknown test $_t" >&2; exit 1 ;;
 	esac
@@ -910,6 +916,8 @@ test_info() {
 	fi
 	case $1 in
 	conn) TI_SCH=http TI_PATH=/0b TI_CONNS=$CONNS_SMALL TI_CLOSE=1 ;;
+	churn) TI_SCH=http TI_PATH=/0b TI_CONNS=$CONNS_SMALL TI_CLOSE=1
+		TI_CONFIGS="klb-nat ipvs-nat klb-http haproxy-http" ;;
 	req0) TI_SCH=http TI_PATH=/0b TI_CONNS=$CONNS_SMALL TI_CLOSE=0 ;;
 	req2k) TI_SCH=http TI_PATH=/2k TI_CONNS=$CONNS_SMALL TI_CLOSE=0 ;;
 	req8k) TI_SCH=http TI_PATH=/8k TI_CONNS=$CONNS_SMALL TI_CLOSE=0 ;;
@@ -982,7 +990,10 @@ run_one() {
 	cfg_procs "$cfg"
 	raw=$OUT/raw/$test-$cfg-r$round.txt
 	local t0=$EPOCHREALTIME t1 t2 t3
-	if ! out=$(cfg_up "$cfg" 2>&1); then
+	# churn: the configuration stays up across the rounds (churn_cell)
+	if [ "$test" = churn ]; then
+		:
+	elif ! out=$(cfg_up "$cfg" 2>&1); then
 		cfg_down "$cfg" >/dev/null 2>&1
 		printf '{"test":"%s","config":"%s","round":%s,"status":"failed","reason":%s}\n' "$test" "$cfg" "$round" \
 			"$(jstr "configuration failed: $out")" >>"$OUT/runs.jsonl"
@@ -1031,7 +1042,8 @@ run_one() {
 	cli_drx dx1
 	lb_rx pk1
 	t2=$EPOCHREALTIME
-	cfg_down "$cfg" >/dev/null 2>&1 || { status=failed; reason="removing the configuration failed"; }
+	[ "$test" = churn ] ||
+		cfg_down "$cfg" >/dev/null 2>&1 || { status=failed; reason="removing the configuration failed"; }
 	t3=$EPOCHREALTIME
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
 		status=failed
@@ -1096,8 +1108,10 @@ done
 
 # Rounds outermost: each round measures the whole matrix, configurations
 # alternating (A, B, C, A, B, C...), so a deadline cuts rounds, not tests.
+# churn runs after them (churn_cell).
 for round in $(seq 1 "$ROUNDS"); do
 	for test in $TESTS; do
+		[ "$test" = churn ] && continue
 		for cfg in ${CELLS[$test]:-}; do
 			if [ $((SECONDS - T0)) -ge "$DEADLINE" ]; then
 				printf '{"test":"%s","config":"%s","round":%s,"status":"skipped","reason":"time budget (%ss) spent"}\n' \
@@ -1108,6 +1122,46 @@ for round in $(seq 1 "$ROUNDS"); do
 		done
 	done
 done
+
+# conn_table CFG: entries in the balancer's connection table (klb's, or
+# IPVS's: its connections, TIME_WAIT included); - for a proxy
+conn_table() {
+	case $1 in
+	klb-*) nsh lb "$KLBCTL_BIN -j stats" 2>/dev/null | jq -r '.conn_table.entries // "-"' 2>/dev/null || echo - ;;
+	ipvs-*) nsh lb "ipvsadm -Lnc" 2>/dev/null | tail -n +3 | wc -l ;;
+	*) echo - ;;
+	esac
+}
+# churn_cell CFG: the configuration up once, conn ROUNDS times in a row
+churn_cell() {
+	local cfg=$1 round out
+	if ! out=$(cfg_up "$cfg" 2>&1); then
+		cfg_down "$cfg" >/dev/null 2>&1
+		for round in $(seq 1 "$ROUNDS"); do
+			printf '{"test":"churn","config":"%s","round":%s,"status":"failed","reason":%s}\n' "$cfg" "$round" \
+				"$(jstr "configuration failed: $out")" >>"$OUT/runs.jsonl"
+		done
+		log "churn $cfg: configuration failed: $out"
+		RUN_FAILS=$((RUN_FAILS + 1))
+		return
+	fi
+	for round in $(seq 1 "$ROUNDS"); do
+		if [ $((SECONDS - T0)) -ge "$DEADLINE" ]; then
+			printf '{"test":"churn","config":"%s","round":%s,"status":"skipped","reason":"time budget (%ss) spent"}\n' \
+				"$cfg" "$round" "$DEADLINE" >>"$OUT/runs.jsonl"
+			continue
+		fi
+		log "churn $cfg r$round: connection table before: $(conn_table "$cfg") entries"
+		run_one churn "$cfg" "$round"
+	done
+	log "churn $cfg: connection table after: $(conn_table "$cfg") entries"
+	cfg_down "$cfg" >/dev/null 2>&1 || { log "churn $cfg: removing the configuration failed"; RUN_FAILS=$((RUN_FAILS + 1)); }
+}
+if [[ " $TESTS " == *" churn "* ]]; then
+	for cfg in ${CELLS[churn]:-}; do
+		churn_cell "$cfg"
+	done
+fi
 
 # profile TEST CFG: one run of the cell under perf, not recorded as a
 # result. perf starts with its events off and is switched on through its

@@ -33,6 +33,9 @@ TESTS = [
      "a full TLS handshake per request (no resumption), 0 B file"),
     ("tlstput", "TLS throughput, 1 MB", "Mbit/s", "keep-alive TLS, 1 MB file"),
     ("tcp", "TCP throughput (iperf3)", "Mbit/s", "one iperf3 stream"),
+    ("churn", "HTTP conn/s, churn", "conn/s",
+     "as conn, but the configuration stays up across all rounds, run back to back after the other "
+     "tests: the tables hold the closed connections of the rounds before, client ports are reused"),
 ]
 TEST_IDS = [t[0] for t in TESTS]
 TITLE = {t[0]: t[1] for t in TESTS}
@@ -102,7 +105,7 @@ CONFIG_WHAT = {
 
 
 def haproxy_ref(test):
-    return "haproxy-http" if test in ("conn", "req0", "req2k", "req8k", "tput1m") else "haproxy-tcp"
+    return "haproxy-http" if test in ("conn", "req0", "req2k", "req8k", "tput1m", "churn") else "haproxy-tcp"
 
 
 # Goals, in the same boot: (id, text, test, config, reference, kind, threshold)
@@ -466,6 +469,32 @@ def modes_section(summary):
             "carries the client's direction only: requests and ACKs in the HTTP tests, the data in the "
             "iperf3 bulk test (client to backend).", "",
             table(["mode / peer", "test", "ratio", "per round", "goal", "CPU per unit ratio"], rows), ""]
+
+
+def churn_section(summary):
+    """conn/s of each round of the churn test (the configuration kept up)."""
+    row = summary.get("churn")
+    if not row:
+        return []
+    cfgs = [c for c in CONFIGS if c in row and row[c].get("by_round")]
+    if not cfgs:
+        return []
+    rounds = sorted({int(r) for c in cfgs for r in row[c]["by_round"]})
+    md = ["## Churn: conn/s round after round, configuration kept", "",
+          "HTTP conn/s (`Connection: close`) with each configuration configured once and measured "
+          f"{len(rounds)} times in a row: its connection table keeps what the rounds before left "
+          "(closed connections in TIME_WAIT until their timeout) and the client reuses its ports. "
+          "The guest log has the table's size before each round. The last column: last round "
+          "over the first.", ""]
+    hdr = ["configuration"] + [f"round {r}" for r in rounds] + ["last / first"]
+    rows = []
+    for c in cfgs:
+        br = row[c]["by_round"]
+        vals = [br.get(str(r)) for r in rounds]
+        first, last = vals[0], vals[-1]
+        rows.append([c] + [fmt(v) if v is not None else "" for v in vals] +
+                    [f"{last / first:.2f}" if first and last is not None else ""])
+    return md + [table(hdr, rows), ""]
 
 
 def run_gnuplot(gp, script, dat, what):
@@ -897,6 +926,7 @@ def report(d, outdir):
     md.append("")
 
     md += modes_section(summary)
+    md += churn_section(summary)
     md += bulk_section(summary, meta, notes, bulk_pngs, d)
 
     # CPU
@@ -1043,7 +1073,7 @@ def report(d, outdir):
     md.append(table(["test", "client"],
                     [[TITLE[t], WHAT[t] + (
                         f"; wrk, {meta.get('threads', '?')} threads, "
-                        f"{conns.get('small' if t in ('conn', 'req0', 'req2k', 'req8k') else 'tls' if t == 'tlsconn' else 'big', '?')} connections"
+                        f"{conns.get('small' if t in ('conn', 'req0', 'req2k', 'req8k', 'churn') else 'tls' if t == 'tlsconn' else 'big', '?')} connections"
                         if t != "tcp" else "")] for t in tests]))
     md.append("")
     if any(bulk_cell(t) for t in summary):
