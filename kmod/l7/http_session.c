@@ -42,8 +42,10 @@
  *     request's first byte, doubled each time a head does not fit, up to
  *     http_max_header_size (the parser keeps offsets, so the head may
  *     move): a slowloris client dribbling a short head holds 1 KiB;
- *   - routed (head complete, a backend to contact): cin grown to the
- *     relay size, bin and hout allocated (~41 KiB with the defaults);
+ *   - routed (head complete, a backend to contact): bin and hout
+ *     allocated, and cin grown to the relay size if the request has a
+ *     body or asks for an upgrade (~41 KiB with the defaults; without,
+ *     ~25 KiB plus the head's buffer);
  *   - the exchange ends: all freed, or with a pipelined request after
  *     it, bin and hout freed and cin kept (it holds those bytes).
  * What is held is charged to the netns's l7_mem_max_kb as it is
@@ -485,12 +487,12 @@ static int http_route(struct http_session *hs)
 	int n;
 
 	http_follow(hs);
+	/* Only a request that asks properly gets its Upgrade forwarded. */
+	hs->upgrade = klb_http_wants_upgrade(&hs->req);
 	/* Before anything points into cin: it may move. */
 	if (http_exchange_bufs_get(hs))
 		return http_reply(hs, 503);
 
-	/* Only a request that asks properly gets its Upgrade forwarded. */
-	hs->upgrade = klb_http_wants_upgrade(&hs->req);
 	ip_len = klb_ip_text(hs->s.flow.family == AF_INET6,
 			     (const u8 *)&hs->s.flow.saddr, ip);
 	n = klb_http_rewrite_req(hs->cin.data, &hs->req, ip, ip_len,
@@ -797,7 +799,7 @@ static int http_cin_grow(struct http_session *hs, u32 cap)
 
 /*
  * A routed request's buffers, sized by the sysctls of now: cin grown to
- * the relay size (a body goes through it), bin and hout. -ENOBUFS: the
+ * the relay size (a body or a tunnel goes through it), bin and hout. -ENOBUFS: the
  * netns is at l7_mem_max_kb (counted); -ENOMEM.
  */
 static int http_exchange_bufs_get(struct http_session *hs)
@@ -809,6 +811,15 @@ static int http_exchange_bufs_get(struct http_session *hs)
 	size_t mem;
 	int err;
 
+	/*
+	 * cin is the relay buffer of a request body and of an upgraded
+	 * connection's client bytes. Most requests have neither: their head
+	 * already fits where it was read, and growing it would cost a
+	 * 16 KiB allocation and a copy per request (issue 20). Pipelined
+	 * bytes just wait in the socket for the room.
+	 */
+	if (hs->req.body == KLB_HTTP_BODY_NONE && !hs->upgrade)
+		cin_cap = 0;
 	if (cin_cap > hs->cin.cap) {
 		err = http_cin_grow(hs, cin_cap);
 		if (err)
