@@ -8,9 +8,10 @@ client namespace).
       whole), keep them all open and idle, print "open N SECS" (how many
       got a 200, the time it took), then wait until FILE exists; print
       "alive K": how many still answer a second GET, then close all.
-  l7_idle_client.py burst --addr A --count N --path P
-      N connections at once, one GET of P each; print each status (000:
-      refused, reset or closed without an answer), one a line.
+  l7_idle_client.py burst --addr A --count N --path P [--body B]
+      N connections at once, one GET of P each (a POST of a B-byte body
+      with --body); print each status (000: refused, reset or closed
+      without an answer), one a line.
   l7_idle_client.py slowloris --addr A --count N --every D --hold FILE
                                --status SFILE
       Open N connections to A:80, each sends a partial request head
@@ -33,8 +34,12 @@ import threading
 import time
 
 
-def get(s, addr, path):
-    s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (path, addr)).encode())
+def get(s, addr, path, body=0):
+    if body:
+        s.sendall(("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n"
+                   % (path, addr, body)).encode() + b"b" * body)
+    else:
+        s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (path, addr)).encode())
     buf = b""
     while b"\r\n\r\n" not in buf:
         d = s.recv(65536)
@@ -93,7 +98,7 @@ def cmd_burst(a):
 
     def one(i):
         try:
-            res[i] = get(socks[i], a.addr, a.path)
+            res[i] = get(socks[i], a.addr, a.path, a.body)
         except (OSError, ValueError, AttributeError):
             res[i] = 0
     th = [threading.Thread(target=one, args=(i,)) for i in range(a.count)]
@@ -199,6 +204,7 @@ def main():
     sb.add_argument("--addr", required=True)
     sb.add_argument("--count", type=int, required=True)
     sb.add_argument("--path", required=True)
+    sb.add_argument("--body", type=int, default=0)
     sl = sub.add_parser("slowloris")
     sl.add_argument("--addr", required=True)
     sl.add_argument("--count", type=int, required=True)

@@ -9,8 +9,10 @@
 #   memory (MemAvailable, Slab) per idle connection, client socket
 #     included, under 16 KiB; every one of them still answers afterwards
 #   l7_mem_max_kb=256 (~6 requests' buffers): the idle clients do not
-#     count; 10 requests in progress at once: 6 served, the rest 503,
-#     counted (errors limit); a request afterwards: 200
+#     count; 10 requests with a body in progress at once: 6 served, the
+#     rest 503, counted (errors limit); a request afterwards: 200; 10
+#     requests without a body (no relay-size cin, ~26 KiB each): 8..10
+#     served, more than with a body
 #   l7_max_sessions = open sessions + 3: of 8 new connections 3 served,
 #     5 refused and counted (errors limit)
 # Backends: l7_backend.py in be1.
@@ -74,13 +76,22 @@ check_range "Slab per idle connection under 16 KiB ($per_slab)" "$per_slab" 0 16
 l7_sysctl l7_mem_max_kb=256
 check_eq "with $N idle clients and l7_mem_max_kb=256: a request is served" "$(status_of /under-cap)" 200
 l0=$(limit)
-cli "$PY" "$IDLE" burst --addr $VIP4 --count 10 --path /delay/4000/burst >"$TMPD/burst.out" 2>&1
+cli "$PY" "$IDLE" burst --addr $VIP4 --count 10 --path /delay/4000/burst --body 100 >"$TMPD/burst.out" 2>&1
 n200=$(grep -c '^200$' "$TMPD/burst.out") n503=$(grep -c '^503$' "$TMPD/burst.out")
-diag "10 requests at once under l7_mem_max_kb=256: $n200 x 200, $n503 x 503"
+diag "10 requests with a body at once under l7_mem_max_kb=256: $n200 x 200, $n503 x 503"
 check_range "requests in progress under the memory cap: 5..6 served" "$n200" 5 6
 check_eq "the others: 503" $((n200 + n503)) 10
 check_eq "counters: errors.limit counted each 503" $(($(limit) - l0)) "$n503"
 check_eq "after the burst: a request is served" "$(status_of /after-burst)" 200
+sleep 3		# the burst's sessions finish lingering
+l0=$(limit)
+cli "$PY" "$IDLE" burst --addr $VIP4 --count 10 --path /delay/4000/burst >"$TMPD/burst.out" 2>&1
+m200=$(grep -c '^200$' "$TMPD/burst.out") m503=$(grep -c '^503$' "$TMPD/burst.out")
+diag "10 requests without a body at once under l7_mem_max_kb=256: $m200 x 200, $m503 x 503"
+check_range "requests without a body hold less: 8..10 served" "$m200" 8 10
+check "more served without a body ($m200) than with one ($n200)" [ "$m200" -gt "$n200" ]
+check_eq "without a body, the others: 503" $((m200 + m503)) 10
+check_eq "without a body, counters: errors.limit counted each 503" $(($(limit) - l0)) "$m503"
 l7_sysctl l7_mem_max_kb=262144
 
 # ---- the session cap -----------------------------------------------------------------------
