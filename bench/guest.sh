@@ -1127,7 +1127,7 @@ done
 # IPVS's: its connections, TIME_WAIT included); - for a proxy
 conn_table() {
 	case $1 in
-	klb-*) nsh lb "$KLBCTL_BIN -j stats" 2>/dev/null | jq -r '.conn_table.entries // "-"' 2>/dev/null || echo - ;;
+	klb-*) nsh lb "$KLBCTL_BIN -j conn show" 2>/dev/null | jq -r 'length' 2>/dev/null || echo - ;;
 	ipvs-*) nsh lb "ipvsadm -Lnc" 2>/dev/null | tail -n +3 | wc -l ;;
 	*) echo - ;;
 	esac
