@@ -48,6 +48,8 @@
  *     ~25 KiB plus the head's buffer);
  *   - the exchange ends: all freed, or with a pipelined request after
  *     it, bin and hout freed and cin kept (it holds those bytes).
+ * The buffers of 8-16 KiB come from a few spares per CPU (l7/bufs.c), so
+ * that a request does not cost a zeroed page allocation for each.
  * What is held is charged to the netns's l7_mem_max_kb as it is
  * allocated: over it, the request is answered 503 (errors limit).
  *
@@ -60,6 +62,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include "l7/bufs.h"
 #include "l7/http_session.h"
 #include "sched/table.h"
 
@@ -753,8 +756,8 @@ static void http_exchange_bufs_put(struct http_session *hs)
 	u32 held = (hs->bin.data ? hs->bin.cap : 0) +
 		   (hs->hout ? hs->hout_cap : 0);
 
-	kvfree(hs->bin.data);
-	kvfree(hs->hout);
+	klb_l7_buf_free(hs->bin.data, hs->bin.cap);
+	klb_l7_buf_free(hs->hout, hs->hout_cap);
 	hs->bin.data = NULL;
 	hs->hout = NULL;
 	klb_l7_mem_uncharge(&hs->s, held);
@@ -764,7 +767,7 @@ static void http_exchange_bufs_put(struct http_session *hs)
 void http_bufs_put(struct http_session *hs)
 {
 	http_exchange_bufs_put(hs);
-	kvfree(hs->cin.data);
+	klb_l7_buf_free(hs->cin.data, hs->cin.cap);
 	hs->cin.data = NULL;
 	klb_l7_mem_uncharge(&hs->s, hs->mem);
 	hs->mem = 0;
@@ -783,14 +786,14 @@ static int http_cin_grow(struct http_session *hs, u32 cap)
 
 	if (klb_l7_mem_charge(&hs->s, more))
 		return -ENOBUFS;
-	data = kvmalloc(cap, GFP_KERNEL);
+	data = klb_l7_buf_alloc(cap);
 	if (!data) {
 		klb_l7_mem_uncharge(&hs->s, more);
 		return -ENOMEM;
 	}
 	if (b->len)
 		memcpy(data, b->data, b->len);
-	kvfree(b->data);
+	klb_l7_buf_free(b->data, b->cap);
 	b->data = data;
 	b->cap = cap;
 	hs->mem += more;
@@ -799,8 +802,8 @@ static int http_cin_grow(struct http_session *hs, u32 cap)
 
 /*
  * A routed request's buffers, sized by the sysctls of now: cin grown to
- * the relay size (a body or a tunnel goes through it), bin and hout. -ENOBUFS: the
- * netns is at l7_mem_max_kb (counted); -ENOMEM.
+ * the relay size (a body or a tunnel goes through it), bin and hout.
+ * -ENOBUFS: the netns is at l7_mem_max_kb (counted); -ENOMEM.
  */
 static int http_exchange_bufs_get(struct http_session *hs)
 {
@@ -836,11 +839,11 @@ static int http_exchange_bufs_get(struct http_session *hs)
 	mem = (size_t)hs->bin.cap + hs->hout_cap;
 	if (klb_l7_mem_charge(s, mem))
 		return -ENOBUFS;
-	hs->bin.data = kvmalloc(hs->bin.cap, GFP_KERNEL);
-	hs->hout = kvmalloc(hs->hout_cap, GFP_KERNEL);
+	hs->bin.data = klb_l7_buf_alloc(hs->bin.cap);
+	hs->hout = klb_l7_buf_alloc(hs->hout_cap);
 	if (!hs->bin.data || !hs->hout) {
-		kvfree(hs->bin.data);
-		kvfree(hs->hout);
+		klb_l7_buf_free(hs->bin.data, hs->bin.cap);
+		klb_l7_buf_free(hs->hout, hs->hout_cap);
 		hs->bin.data = NULL;
 		hs->hout = NULL;
 		klb_l7_mem_uncharge(s, mem);

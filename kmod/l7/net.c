@@ -26,6 +26,7 @@
 #include <net/route.h>
 
 #include "acl.h"
+#include "l7/bufs.h"
 #include "l7/l7.h"
 #include "l7/route.h"
 #include "sched/table.h"
@@ -642,4 +643,5 @@ int klb_l7_module_init(void)
 void klb_l7_module_exit(void)
 {
 	destroy_workqueue(klb_l7_wq);
+	klb_l7_bufs_drain();
 }
