@@ -696,13 +696,13 @@ static unsigned int klb_conn_gc_chunk(struct klb_conn_table *t,
 	rcu_read_lock();
 	hash = klb_conn_hash(t);
 	mask = hash->mask;
-	for (; n; n--, b = (b + 1) & mask) {
-		if (!hlist_empty(&hash->buckets[b & mask]))
-			klb_conn_remove_bucket(t, b & mask, klb_conn_gc_match,
-					       t->kn);
+	/* @b may be an index into the table as it was before a resize. */
+	for (b &= mask; n; n--, b = (b + 1) & mask) {
+		if (!hlist_empty(&hash->buckets[b]))
+			klb_conn_remove_bucket(t, b, klb_conn_gc_match, t->kn);
 	}
 	rcu_read_unlock();
-	return b & mask;
+	return b;
 }
 
 #define KLB_GC_CHUNK	256
