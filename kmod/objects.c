@@ -30,6 +30,7 @@ static const char * const klb_obj_names[KLB_OBJ__MAX] = {
 	[KLB_OBJ_CONN_HASH]	= "connection hash array",
 	[KLB_OBJ_EXTACK_MSG]	= "extack message",
 	[KLB_OBJ_ACL]		= "source ACL",
+	[KLB_OBJ_L7_BUF]	= "L7 session buffer",
 };
 
 void klb_objects_check(void)

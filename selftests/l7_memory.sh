@@ -12,7 +12,8 @@
 #     count; 10 requests with a body in progress at once: 6 served, the
 #     rest 503, counted (errors limit); a request afterwards: 200; 10
 #     requests without a body (no relay-size cin, ~26 KiB each): 8..10
-#     served, more than with a body
+#     served, more than with a body; their buffers come from the
+#     klb_l7_buf slab cache
 #   l7_max_sessions = open sessions + 3: of 8 new connections 3 served,
 #     5 refused and counted (errors limit)
 # Backends: l7_backend.py in be1.
@@ -85,7 +86,19 @@ check_eq "counters: errors.limit counted each 503" $(($(limit) - l0)) "$n503"
 check_eq "after the burst: a request is served" "$(status_of /after-burst)" 200
 sleep 3		# the burst's sessions finish lingering
 l0=$(limit)
-cli "$PY" "$IDLE" burst --addr $VIP4 --count 10 --path /delay/4000/burst >"$TMPD/burst.out" 2>&1
+cli "$PY" "$IDLE" burst --addr $VIP4 --count 10 --path /delay/4000/burst >"$TMPD/burst.out" 2>&1 &
+bpid=$!
+# a routed request's bin and hout are objects of klb's own slab cache
+# (l7/bufs.c: no zeroed page allocation per request). SLUB counts free
+# objects of a CPU's slab as active too: this shows the cache in use, not
+# how many requests hold its objects.
+buf_objs() { awk '$1 == "klb_l7_buf" {print $2}' /proc/slabinfo; }
+if poll_until 20 eval '[ "$(buf_objs)" -ge 2 ]'; then
+	ok "requests in progress hold klb_l7_buf objects ($(buf_objs) active)"
+else
+	fail "requests in progress hold klb_l7_buf objects (slabinfo: $(grep klb_l7_buf /proc/slabinfo))"
+fi
+wait $bpid
 m200=$(grep -c '^200$' "$TMPD/burst.out") m503=$(grep -c '^503$' "$TMPD/burst.out")
 diag "10 requests without a body at once under l7_mem_max_kb=256: $m200 x 200, $m503 x 503"
 check_range "requests without a body hold less: 8..10 served" "$m200" 8 10

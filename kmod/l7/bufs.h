@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Session buffers (l7/bufs.c): an allocation of an order-2 page's size
- * is taken from a few spare buffers of this CPU when there are some, so
- * that a request's relay buffers are not a zeroed page allocation each.
+ * comes from a slab cache whose objects are not zeroed, so that a
+ * request's relay buffers are not a zeroed page allocation each.
  */
 #ifndef _KLB_L7_BUFS_H
 #define _KLB_L7_BUFS_H
@@ -13,7 +13,7 @@
 void *klb_l7_buf_alloc(size_t size);
 /* What klb_l7_buf_alloc(@size) gave (NULL is fine): the same @size. */
 void klb_l7_buf_free(void *buf, size_t size);
-/* Module exit, after the last session: free the spares. */
-void klb_l7_bufs_drain(void);
+int klb_l7_bufs_init(void);	/* module init: the cache */
+void klb_l7_bufs_exit(void);	/* module exit, after the last session */
 
 #endif /* _KLB_L7_BUFS_H */

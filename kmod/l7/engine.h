@@ -17,7 +17,7 @@ struct klb_service;
 struct netlink_ext_ack;
 struct sk_buff;
 
-int klb_l7_module_init(void);	/* the workqueue */
+int klb_l7_module_init(void);	/* the workqueue, the buffer cache */
 void klb_l7_module_exit(void);	/* after every netns is gone */
 int klb_l7_net_init(struct klb_net *kn);
 /*

@@ -48,8 +48,8 @@
  *     ~25 KiB plus the head's buffer);
  *   - the exchange ends: all freed, or with a pipelined request after
  *     it, bin and hout freed and cin kept (it holds those bytes).
- * The buffers of 8-16 KiB come from a few spares per CPU (l7/bufs.c), so
- * that a request does not cost a zeroed page allocation for each.
+ * The buffers of 8-16 KiB come from a slab cache of their own (l7/bufs.c),
+ * so that a request does not cost a zeroed page allocation for each.
  * What is held is charged to the netns's l7_mem_max_kb as it is
  * allocated: over it, the request is answered 503 (errors limit).
  *

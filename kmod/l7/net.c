@@ -637,11 +637,17 @@ int klb_l7_module_init(void)
 	 * WQ_MEM_RECLAIM is not needed: nothing here frees memory.
 	 */
 	klb_l7_wq = alloc_workqueue("klb_l7", 0, 0);
-	return klb_l7_wq ? 0 : -ENOMEM;
+	if (!klb_l7_wq)
+		return -ENOMEM;
+	if (klb_l7_bufs_init()) {
+		destroy_workqueue(klb_l7_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void klb_l7_module_exit(void)
 {
 	destroy_workqueue(klb_l7_wq);
-	klb_l7_bufs_drain();
+	klb_l7_bufs_exit();
 }
