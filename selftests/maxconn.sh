@@ -19,7 +19,8 @@
 #       behind a request be3 holds: 503; both counted in drops.maxconn.
 #       be3 holds its answers until the test opens a gate (l7be_start),
 #       so no step depends on the VM's speed.
-#   save | restore keeps maxconn; bad maxconn and http_queue_timeout=0
+#   save | restore keeps maxconn, a restore that changes it applies it
+#   (to a backend that stays); bad maxconn and http_queue_timeout=0
 #       are refused with a message, the configuration unchanged.
 source "$(dirname "$0")/lib.sh"
 klb_test_init "backend maxconn: L4 cap and drops, L7 queue, L7 sessions in conn show"
@@ -93,6 +94,16 @@ SAVE=$(klbctl save)
 check "save has maxconn" grep -q "^backend add l4 $B1:80 weight 1 maxconn 1\$" <<<"$SAVE"
 check "save | restore" bash -c "ip netns exec $NS_LB $KLBCTL save | ip netns exec $NS_LB $KLBCTL restore"
 check_eq "save | restore round-trips" "$(klbctl save)" "$SAVE"
+# restore applies a file in place: a backend that stays must take the
+# file's maxconn, not keep its own (7509f11)
+sed "s/^\(backend add l4 $B1:80 weight 1\) maxconn 1\$/\1 maxconn 4/" <<<"$SAVE" >"$TMPD/mc4"
+check_eq "the edited file differs in one line" "$(diff <(echo "$SAVE") "$TMPD/mc4" | grep -c '^>')" 1
+check "restore of it" bash -c "ip netns exec $NS_LB $KLBCTL restore <$TMPD/mc4"
+check "be1 stays and takes maxconn 4" grep -q "^backend add l4 $B1:80 weight 1 maxconn 4\$" <<<"$(klbctl save)"
+check_eq "save is the file" "$(klbctl save)" "$(cat "$TMPD/mc4")"
+echo "$SAVE" >"$TMPD/mc1"
+check "restore of the first save" bash -c "ip netns exec $NS_LB $KLBCTL restore <$TMPD/mc1"
+check_eq "be1 back at maxconn 1" "$(klbctl save)" "$SAVE"
 
 # ---- bad input -------------------------------------------------------------------
 refused() {
