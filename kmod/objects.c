@@ -12,7 +12,7 @@
 #include "klb.h"
 #include "acl.h"
 
-atomic_long_t klb_objects[KLB_OBJ__MAX];
+DEFINE_PER_CPU(struct klb_obj_counts, klb_objects);
 
 static const char * const klb_obj_names[KLB_OBJ__MAX] = {
 	[KLB_OBJ_POOL]		= "pool",
@@ -38,7 +38,11 @@ void klb_objects_check(void)
 	int i;
 
 	for (i = 0; i < KLB_OBJ__MAX; i++) {
-		long n = atomic_long_read(&klb_objects[i]);
+		long n = 0;
+		int cpu;
+
+		for_each_possible_cpu(cpu)
+			n += per_cpu(klb_objects.n[i], cpu);
 
 		WARN(n, KBUILD_MODNAME ": leaked %ld %s objects\n", n,
 		     klb_obj_names[i]);

@@ -7,7 +7,7 @@
 #ifndef _KLB_OBJECTS_H
 #define _KLB_OBJECTS_H
 
-#include <linux/atomic.h>
+#include <linux/percpu.h>
 
 enum klb_obj {
 	KLB_OBJ_POOL,
@@ -29,16 +29,25 @@ enum klb_obj {
 	KLB_OBJ__MAX
 };
 
-extern atomic_long_t klb_objects[KLB_OBJ__MAX];
+/*
+ * Per CPU, so that the counts of connections, sessions and buffers, made
+ * and freed per connection or request, cost no shared cache line: an
+ * object may be freed on another CPU than it was made on, so one CPU's
+ * count may go negative; only the sum over all CPUs means anything.
+ */
+struct klb_obj_counts {
+	long n[KLB_OBJ__MAX];
+};
+DECLARE_PER_CPU(struct klb_obj_counts, klb_objects);
 
 static inline void klb_obj_inc(enum klb_obj o)
 {
-	atomic_long_inc(&klb_objects[o]);
+	this_cpu_inc(klb_objects.n[o]);
 }
 
 static inline void klb_obj_dec(enum klb_obj o)
 {
-	atomic_long_dec(&klb_objects[o]);
+	this_cpu_dec(klb_objects.n[o]);
 }
 
 /* After the last RCU callback ran: WARN for each type still counted. */
