@@ -868,20 +868,26 @@ l7_be_stat() {
 # connection (bash /dev/tcp), print what comes back, then a last line
 # "#closed" if the server ended the connection within SECS seconds (FIN or
 # reset), "#open" if not, "#noconnect" if it could not connect.
+# With L7_RAW_LIFE=FILE, also write to FILE the whole seconds from connect to
+# that end, timed inside the client netns: a timeout check then measures the
+# server and not how long ip netns exec and bash took to start on a busy VM.
 l7_raw() {
 	local f
 	f=$(mktemp "$TMPD/raw.XXXXXX")
 	cat >"$f"
 	cli bash -c '
 		exec 3<>"/dev/tcp/$1/$2" 2>/dev/null || { echo "#noconnect"; exit 0; }
+		t0=${EPOCHREALTIME/[.,]/}
 		cat "$4" >&3 2>/dev/null &
 		w=$!
 		timeout "$3" cat <&3 2>/dev/null
 		r=$?
+		t1=${EPOCHREALTIME/[.,]/}
+		[ -n "$5" ] && echo $(((t1 - t0) / 1000000)) >"$5"
 		echo
 		[ $r -eq 124 ] && echo "#open" || echo "#closed"
 		kill $w 2>/dev/null
-		exec 3>&-' _ "$1" "$2" "$3" "$f"
+		exec 3>&-' _ "$1" "$2" "$3" "$f" "${L7_RAW_LIFE:-}"
 	rm -f "$f"
 }
 # http_statuses: the status code of each response in l7_raw output, in order
