@@ -114,6 +114,7 @@ vmtest: all module-debug
 # and every VM selftest on it (tools/vm/vmtest-debug; VMTEST_DEBUG_TESTS=
 # "sched nl_fuzz" for some). Hours under emulation: not part of check.
 debug-kernel:
+	tools/deps.sh linux-source-6.1 bc bison flex libelf-dev libssl-dev
 	tools/vm/build-debug-kernel >/dev/null
 
 vmtest-debug: debug-kernel

@@ -132,6 +132,7 @@ static int __init klb_init(void)
 		goto err_genl;
 
 #ifdef DEBUG
+	klb_objects_leak_inject();
 	pr_info("version " KLB_VERSION " loaded (DEBUG build: self-tests passed)\n");
 #else
 	pr_info("version " KLB_VERSION " loaded\n");

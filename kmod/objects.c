@@ -7,6 +7,7 @@
  * them all, and frees after a grace period.
  */
 #include <linux/bug.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "klb.h"
@@ -32,6 +33,23 @@ static const char * const klb_obj_names[KLB_OBJ__MAX] = {
 	[KLB_OBJ_ACL]		= "source ACL",
 	[KLB_OBJ_L7_BUF]	= "L7 session buffer",
 };
+
+#ifdef DEBUG
+/*
+ * Nothing else proves that klb_objects_check() still fires: a check that
+ * cannot fail looks the same as one that passes (selftests/debug.sh).
+ */
+static bool leak_inject;
+module_param(leak_inject, bool, 0444);
+MODULE_PARM_DESC(leak_inject,
+		 "DEBUG builds: count one connection that is never freed, so that unload reports a leak (tests the check)");
+
+void klb_objects_leak_inject(void)
+{
+	if (leak_inject)
+		klb_obj_inc(KLB_OBJ_CONN);
+}
+#endif
 
 void klb_objects_check(void)
 {

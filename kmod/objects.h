@@ -53,4 +53,9 @@ static inline void klb_obj_dec(enum klb_obj o)
 /* After the last RCU callback ran: WARN for each type still counted. */
 void klb_objects_check(void);
 
+#ifdef DEBUG
+/* DEBUG builds, leak_inject=1: count one connection that was never made. */
+void klb_objects_leak_inject(void);
+#endif
+
 #endif /* _KLB_OBJECTS_H */

@@ -8,7 +8,9 @@
 #     makes one fail) and leaves nothing behind;
 #   - with the lock checks that fire without lockdep, a whole life of
 #     configuration and traffic runs clean: config changes, restore, L7
-#     service, rules, flush, unload (run_all.sh fails the test on any WARN).
+#     service, rules, flush, unload (run_all.sh fails the test on any WARN);
+#   - the unload's leak check fires on a leak (leak_inject counts one
+#     connection that was never made; the test expects that one WARN).
 KLB_KO=${KLB_DEBUG_KO:-${KLB_SRC:-$(cd "$(dirname "$0")/.." && pwd)}/klb-debug.ko}
 source "$(dirname "$0")/lib.sh"
 klb_test_init "DEBUG build: self-tests at load, lock checks that fire"
@@ -68,3 +70,16 @@ check "service del site" klbctl service del site
 check "flush" klbctl flush
 check "rmmod klb" klb_unload
 _klb_loaded=0
+
+# The unload's leak check fires: a load that counts one connection it never
+# made (leak_inject) must make rmmod warn about exactly that one. The check
+# WARNs, so expect_warning turns panic_on_warn off around the rmmod.
+pow=$(sysctl -n kernel.panic_on_warn)
+check "insmod leak_inject=1" insmod "$KLB_KO" leak_inject=1
+expect_warning "$TMPD/leak.log" rmmod klb
+check_eq "rmmod of the leaking load: klb is gone" "$(grep -c '^klb ' /proc/modules)" 0
+check "the unload reported the one leaked connection" \
+	grep -q 'klb: leaked 1 connection objects' "$TMPD/leak.log"
+check_eq "and only that leak" "$(grep -c 'klb: leaked' "$TMPD/leak.log")" 1
+check "as a kernel warning" grep -q 'WARNING:' "$TMPD/leak.log"
+check_eq "panic_on_warn is back as it was" "$(sysctl -n kernel.panic_on_warn)" "$pow"
