@@ -170,12 +170,18 @@ static inline bool klb_backend_usable(const struct klb_backend *be,
  * read: the count is raised after the pick, so CPUs picking @be at the
  * same instant may each see it one below the cap and all take it: the
  * cap is exceeded by at most the number of CPUs racing, never more.
+ * klb_backend_full_at() is for a caller that has read the count already.
  */
-static inline bool klb_backend_full(const struct klb_backend *be)
+static inline bool klb_backend_full_at(const struct klb_backend *be, int active)
 {
 	u32 max = READ_ONCE(be->maxconn);
 
-	return max && atomic_read(&be->active_conns) >= (int)max;
+	return max && active >= (int)max;
+}
+
+static inline bool klb_backend_full(const struct klb_backend *be)
+{
+	return klb_backend_full_at(be, atomic_read(&be->active_conns));
 }
 
 struct klb_service {

@@ -328,7 +328,7 @@ static u32 klb_sched_load(const void *ctx, u32 i)
 	const struct klb_sched_table *t = ctx;
 	int active = atomic_read(&t->be[i]->active_conns);
 
-	if (klb_backend_full(t->be[i]))
+	if (klb_backend_full_at(t->be[i], active))
 		return U32_MAX;
 	return active > 0 ? active : 0;
 }
