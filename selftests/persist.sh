@@ -142,15 +142,23 @@ else
 	fail "its entry is gone persist s after it closed"
 	diag "$(entry_of web $CLI4)"
 fi
-# A new connection from a client whose entry expired makes a new entry.
-# With persist 2 and the test's 1 s TCP timeouts the new entry would be
-# gone again ~3 s after the connection ended, and its conns 1 after ~1 s:
-# less than a klbctl call can take on a loaded host. persist 600 first.
+# A new connection from a client whose entry expired makes a new entry,
+# held by it (conns 1) while the connection is open: persist_client.py
+# holds it open from 10.0.0.10 until the checks are done. persist 600 first:
+# with persist 2 and the test's 1 s TCP timeouts the entry would be gone
+# ~3 s after the connection ended, less than a klbctl call can take.
 check "service set web persist 600" klbctl service set web persist 600
-from 10.0.0.10 1 >/dev/null
+cli "$PY" "$SELFTESTS/persist_client.py" --addr $VIP4 --port 80 --from 10.0.0.10 \
+	--hold "$TMPD/h10" >"$TMPD/h10.out" 2>&1 &
+h10=$!
+wait_for "connection from 10.0.0.10 open" grep -q open "$TMPD/h10.state"
 e=$(entry_of web 10.0.0.10)
-check_eq "after expiry a new connection makes a new entry (/32)" "$(awk '{print $1}' <<<"$e")" 32
-check_range "its conns: 1 while the connection's own entry lives, then 0" "$(awk '{print $4}' <<<"$e")" 0 1
+check_eq "after expiry a new connection makes a new entry (/32), conns 1 while it is open" \
+	"$(awk '{print $1, $4}' <<<"$e")" "32 1"
+touch "$TMPD/h10.go"
+wait $h10
+check_eq "that connection answers from its new entry's backend" \
+	"$(addr_of "$(awk '{print $2}' "$TMPD/h10.out")")" "$(awk '{print $2}' <<<"$e")"
 
 # ---- mask 24 -----------------------------------------------------------------
 check "service set web persist 600 mask 24" klbctl service set web persist 600 mask 24
