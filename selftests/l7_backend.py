@@ -60,15 +60,22 @@ MAX_HEAD = 256 * 1024
 
 
 class Log:
+    """The --log file, one event per line; PATH.t has the same lines, each
+    after the time it was logged (time.monotonic()), for a test that must
+    time what the backend saw without its own process starts in between."""
+
     def __init__(self, path):
         self.f = open(path, "a", buffering=1) if path else None
+        self.t = open(path + ".t", "a", buffering=1) if path else None
         self.lock = threading.Lock()
 
     def __call__(self, *words):
         if not self.f:
             return
+        line = " ".join(str(w) for w in words) + "\n"
         with self.lock:
-            self.f.write(" ".join(str(w) for w in words) + "\n")
+            self.t.write("%.3f %s" % (time.monotonic(), line))
+            self.f.write(line)
 
 
 class Closed(Exception):
