@@ -38,20 +38,9 @@ SELFTESTS=$KLB_SRC/selftests
 PY=${PY:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
 
-# What makes a kernel log dirty (also tools/vm/run and run_all.sh). Leaks
-# that kmemleak finds (the debug kernel, make vmtest-debug) are read from
-# its report by kmemleak_check, not from the log.
-KLB_DMESG_BAD='WARNING:|BUG:|Oops|general protection|klb: leaked|UBSAN|Objects remaining|Kernel panic|Call Trace|refcount_t:|list_add corruption|list_del corruption|slab error|Poison overwritten|Redzone'
-
-# A test that makes the kernel warn on purpose (debug.sh: the leak check)
-# does it inside expect_warning, which brackets the log with these two lines;
-# every log check (here, run_all.sh, tools/vm/run) skips what is between them.
-KLB_KMSG_EXPECT_BEGIN='klb-selftest: expected warnings begin'
-KLB_KMSG_EXPECT_END='klb-selftest: expected warnings end'
+# KLB_DMESG_BAD, the expected-warning brackets, klb_log_unexpected
+source "$(dirname "${BASH_SOURCE[0]}")/kernel_log.sh"
 _klb_expect_n=0
-
-# klb_log_unexpected: the kernel log on stdin without the expected warnings
-klb_log_unexpected() { sed "/$KLB_KMSG_EXPECT_BEGIN/,/$KLB_KMSG_EXPECT_END/d"; }
 
 # expect_warning FILE CMD...: run CMD with panic_on_warn off, and write to
 # FILE what the kernel logged meanwhile; the log checks skip it, so the

@@ -14,7 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 export KLB_SRC=${KLB_SRC:-$(dirname "$here")}
 # bulk.sh alone takes up to ~10 min when two emulated boots share the cores
 per_test_timeout=${KLB_TEST_TIMEOUT:-1200}
-bad='WARNING:|BUG:|Oops|general protection|klb: leaked|UBSAN|Objects remaining|Kernel panic|Call Trace|refcount_t:|list_add corruption|list_del corruption|slab error|Poison overwritten|Redzone'
+# KLB_DMESG_BAD, klb_log_unexpected
+source "$here/kernel_log.sh"
 
 if [ $# -gt 0 ]; then
 	tests=()
@@ -59,11 +60,10 @@ for t in "${tests[@]}"; do
 		[ $rc -eq 4 ] && rc=1
 	fi
 	# without what a test bracketed as expected (lib.sh: expect_warning)
-	log=$(dmesg | sed -n "/$marker/,\$p" |
-		sed '/klb-selftest: expected warnings begin/,/klb-selftest: expected warnings end/d')
-	if grep -E -q "$bad" <<<"$log"; then
+	log=$(dmesg | sed -n "/$marker/,\$p" | klb_log_unexpected)
+	if grep -E -q "$KLB_DMESG_BAD" <<<"$log"; then
 		why="${why:+$why; }kernel log dirty"
-		grep -E -A25 "$bad" <<<"$log" | head -60 | sed 's/^/# dmesg: /'
+		grep -E -A25 "$KLB_DMESG_BAD" <<<"$log" | head -60 | sed 's/^/# dmesg: /'
 		[ $rc -eq 4 ] && rc=1
 	fi
 	if [ $rc -eq 0 ] && [ -z "$why" ]; then
