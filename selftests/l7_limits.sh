@@ -55,42 +55,49 @@ cfg service add web vip $VIP4:80 proto tcp mode http pool py
 cfg rule add web path /ng/ pool ng
 cfg rule add web path /dead/ pool dead
 cfg rule add web path /silent/ pool silent
-l7_sysctl http_header_timeout=3 http_response_timeout=3 l7_connect_timeout=2
+# The timeouts (3, 3 and 2 s) and every time that is bound against them are
+# stretched by KLB_TIME_SCALE (lib.sh), so a slow kernel still tells a slow
+# client from a timed-out one.
+HT=$(tscale 3) RT=$(tscale 3) CT=$(tscale 2)
+l7_sysctl http_header_timeout=$HT http_response_timeout=$RT l7_connect_timeout=$CT
 
 check_eq "the service answers (default pool: be3)" \
 	"$(cli curl -s --max-time 10 "http://$VIP4/hello" | jq -r .name)" be3
 
 # ---- slow client -----------------------------------------------------------------
-# 90 bytes of head, 15 ms apart: ~1.4 s, under the 3 s header timeout
+# 90 bytes of head, 15 ms apart: ~1.4 s, under the header timeout (3 s)
 r=$(cli "$PY" "$SELFTESTS/l7_client.py" slow --addr $VIP4 --delay-ms 15 --path /slow-ok --timeout 15)
 diag "slow head within the timeout: $r"
 check_eq "slow client, head complete in time: 200" "$(jq -r .status <<<"$r" 2>/dev/null)" 200
 check_eq "slow client, in time: the backend got the request once" "$(grep -c '^req .* /slow-ok$' "$PYLOG")" 1
 t0=$(l7_stat web .errors.timeout)
 # 200 ms apart: the head would take 18 s
-r=$(cli "$PY" "$SELFTESTS/l7_client.py" slow --addr $VIP4 --delay-ms 200 --path /slow-late --timeout 15)
+r=$(cli "$PY" "$SELFTESTS/l7_client.py" slow --addr $VIP4 --delay-ms "$(tscale 200)" --path /slow-late --timeout "$(tscale 15)")
 diag "slow head beyond the timeout: $r"
 check_eq "slow client beyond http_header_timeout: 408" "$(jq -r .status <<<"$r" 2>/dev/null)" 408
 check_eq "slow client beyond the timeout: connection closed" "$(jq -r .closed <<<"$r" 2>/dev/null)" true
-check "slow client beyond the timeout: answered after 2.5..8 s ($(jq -r .secs <<<"$r" 2>/dev/null))" \
-	awk -v s="$(jq -r .secs <<<"$r" 2>/dev/null)" 'BEGIN {exit !(s >= 2.5 && s <= 8)}'
+lo=$(tscale 2.5) hi=$(tscale 8)
+check "slow client beyond the timeout: answered after $lo..$hi s ($(jq -r .secs <<<"$r" 2>/dev/null))" \
+	awk -v s="$(jq -r .secs <<<"$r" 2>/dev/null)" -v lo="$lo" -v hi="$hi" 'BEGIN {exit !(s >= lo && s <= hi)}'
 check_eq "slow client beyond the timeout: never reached the backend" "$(grep -c '/slow-late' "$PYLOG")" 0
 check_eq "counters: errors.timeout grew by 1" "$(delta "$t0" "$(l7_stat web .errors.timeout)")" 1
 
 # ---- slow backend ------------------------------------------------------------------
 check_eq "slow backend under http_response_timeout (1 s): 200" \
-	"$(status_of "http://$VIP4/delay/1000/in-time" 15)" 200
+	"$(status_of "http://$VIP4/delay/$(tscale 1000)/in-time" "$(tscale 15)")" 200
 t0=$(l7_stat web .errors.timeout)
-r=$(cli curl -s --max-time 15 -o /dev/null -w '%{http_code} %{time_total}' "http://$VIP4/delay/6000/late")
+late=/delay/$(tscale 6000)/late
+r=$(cli curl -s --max-time "$(tscale 15)" -o /dev/null -w '%{http_code} %{time_total}' "http://$VIP4$late")
 check_eq "slow backend over http_response_timeout (6 s vs 3 s): 504" "${r% *}" 504
-check "slow backend: the 504 came after 2.5..5.5 s (${r#* })" \
-	awk -v s="${r#* }" 'BEGIN {exit !(s >= 2.5 && s <= 5.5)}'
+lo=$(tscale 2.5) hi=$(tscale 5.5)
+check "slow backend: the 504 came after $lo..$hi s (${r#* })" \
+	awk -v s="${r#* }" -v lo="$lo" -v hi="$hi" 'BEGIN {exit !(s >= lo && s <= hi)}'
 check_eq "counters: errors.timeout grew by 1" "$(delta "$t0" "$(l7_stat web .errors.timeout)")" 1
 # The backend answers the late request at 6 s: that answer must not be
 # handed to a later request (the backend connection must not be reused).
-lc=$(awk '$1 == "req" && $4 == "/delay/6000/late" {print $2; exit}' "$PYLOG")
+lc=$(awk -v p="$late" '$1 == "req" && $4 == p {print $2; exit}' "$PYLOG")
 poll_until 15 grep -qE "^(done|close) ${lc:-none}( |\$)" "$PYLOG" ||
-	diag "the backend connection of /delay/6000/late (${lc:-?}) neither answered nor closed"
+	diag "the backend connection of $late (${lc:-?}) neither answered nor closed"
 r=$(cli curl -s --max-time 10 "http://$VIP4/after-504" | jq -r .target 2>/dev/null)
 check_eq "after the 504: the next request gets its own answer" "$r" /after-504
 
@@ -125,10 +132,10 @@ check "backend killed: POSTs get 200 or 502, never a hang ($r)" \
 check_eq "pool with only the dead backend: GET -> 502" "$(status_of "http://$VIP4/dead/x" 10)" 502
 check_eq "pool with only the dead backend: POST -> 502" "$(status_of "http://$VIP4/dead/x" 10 -d x=1)" 502
 check_range "counters: errors.connect counted the refusals" "$(delta "$c0" "$(l7_stat web .errors.connect)")" 2 100
-r=$(cli curl -s --max-time 15 -o /dev/null -w '%{http_code} %{time_total}' "http://$VIP4/silent/x")
+r=$(cli curl -s --max-time "$(tscale 15)" -o /dev/null -w '%{http_code} %{time_total}' "http://$VIP4/silent/x")
 check "a backend address that never answers: 502 or 504 ($r)" bash -c '[[ "$1" =~ ^50[24]\  ]]' _ "$r"
 check "a backend address that never answers: within l7_connect_timeout + 3 s (${r#* })" \
-	awk -v s="${r#* }" 'BEGIN {exit !(s <= 5)}'
+	awk -v s="${r#* }" -v hi="$(tscale 5)" 'BEGIN {exit !(s <= hi)}'
 
 # ---- request smuggling shapes ------------------------------------------------------
 # Each on a new connection to the default pool (be3, which logs every
@@ -149,12 +156,12 @@ declare -A shape=(
 )
 names="cl_te te_cl cl_dup chunk_size obs_fold ws_colon name_char long_line bare_lf"
 for s in $names; do
-	out=$(printf '%s' "${shape[$s]}" | l7_raw $VIP4 80 8)
+	out=$(printf '%s' "${shape[$s]}" | l7_raw $VIP4 80 "$(tscale 8)")
 	check_eq "smuggling $s: 400 and the connection closed" \
 		"$(http_statuses <<<"$out") $(tail -n1 <<<"$out")" "400 #closed"
 done
 # the same after a good request on the connection: 200, then 400 and close
-out=$(printf '%s' $'GET /smuggle-first HTTP/1.1\r\nHost: x\r\n\r\n' "${shape[cl_te]}" | l7_raw $VIP4 80 8)
+out=$(printf '%s' $'GET /smuggle-first HTTP/1.1\r\nHost: x\r\n\r\n' "${shape[cl_te]}" | l7_raw $VIP4 80 "$(tscale 8)")
 check_eq "smuggling cl_te after a good request: 200, 400, closed" \
 	"$(http_statuses <<<"$out") $(tail -n1 <<<"$out")" "200 400 #closed"
 # Bad framing in the head: refused before anything is sent to a backend.
@@ -206,7 +213,7 @@ check "service del: the VIP no longer answers ($r)" test "$r" != 200
 # wrk keeps 8 connections busy on pool ng (be1 only: be2 is dead)
 cfg backend del ng $B2:80
 cfg service add web vip $VIP4:80 proto tcp mode http pool ng
-cli timeout 200 wrk -t2 -c8 -d180s --timeout 3s "http://$VIP4/ng/load" >"$TMPD/wrk.out" 2>&1 &
+cli timeout "$(tscale 200)" wrk -t2 -c8 -d"$(tscale 180)"s --timeout 3s "http://$VIP4/ng/load" >"$TMPD/wrk.out" 2>&1 &
 wpid=$!
 q0=$(l7_stat web .requests)
 if poll_until 60 eval '[ $(( $(l7_stat web .requests) - q0 )) -ge 100 ]'; then
@@ -214,9 +221,9 @@ if poll_until 60 eval '[ $(( $(l7_stat web .requests) - q0 )) -ge 100 ]'; then
 else
 	fail "under load: wrk got 100 requests through ($(( $(l7_stat web .requests) - q0 )))"
 fi
-s0=$SECONDS
-check "under load: klbctl service del web" timeout 20 ip netns exec "$NS_LB" "$KLBCTL" service del web
-check_range "under load: service del took at most 10 s" $((SECONDS - s0)) 0 10
+s0=$SECONDS b=$(tscale 10)
+check "under load: klbctl service del web" timeout "$(tscale 20)" ip netns exec "$NS_LB" "$KLBCTL" service del web
+check_range "under load: service del took at most $b s" $((SECONDS - s0)) 0 "$b"
 r=$(status_of "http://$VIP4/ng/after-del" 5)
 check "after service del: no answer from the VIP ($r)" test "$r" != 200
 cfg service add web vip $VIP4:80 proto tcp mode http pool ng
@@ -230,7 +237,8 @@ check "under load: wrk is still running" kill -0 $wpid
 l7before=$(klbctl -j -s service show | jq -c '.[] | select(.name == "web") | .stats.http')
 # rmmod, bounded: a module exit waiting forever for its sessions fails here
 # (unless it sleeps uninterruptibly: then the per-test timeout ends it)
-rmmod_within 20 "under load: rmmod klb" "under load: rmmod took at most 20 s"
+b=$(tscale 20)
+rmmod_within "$b" "under load: rmmod klb" "under load: rmmod took at most $b s"
 kill -INT $wpid 2>/dev/null
 for i in $(seq 1 50); do kill -0 $wpid 2>/dev/null || break; sleep 0.2; done
 kill -9 $wpid 2>/dev/null

@@ -56,7 +56,10 @@ refused "rule add: a host matcher on a tls service is refused" klbctl rule add t
 refused "rule add: a path matcher on a tls service is refused" klbctl rule add tls path /x pool ta
 check_eq "rule show -j" "$(klbctl -j rule show tls | jq -c '[.[] | [.index, .sni, .pool, .host]]')" \
 	'[[0,"a.example.com","ta",null],[1,"*.b.example.com","tb",null]]'
-l7_sysctl tls_hello_timeout=3
+# HT: tls_hello_timeout, 3 s stretched by KLB_TIME_SCALE (lib.sh) like the
+# times that bound it below
+HT=$(tscale 3)
+l7_sysctl tls_hello_timeout=$HT
 
 c0=$(l7_stat tls .connections)
 # every client connection made below appends a line to $TMPD/nconn (the
@@ -113,25 +116,25 @@ p0=$(l7_stat tls .errors.parse)
 t0=$(l7_stat tls .errors.timeout)
 logs0=$(cat "$(nginx_log 1)" "$(nginx_log 2)" "$(nginx_log 3)" | wc -l)
 # random bytes in an application-data record
-out=$({ printf '\x17\x03\x03\x01\xfb'; head -c 507 /dev/urandom; } | l7_raw $VIP4 443 8)
+out=$({ printf '\x17\x03\x03\x01\xfb'; head -c 507 /dev/urandom; } | l7_raw $VIP4 443 "$(tscale 8)")
 check_eq "random bytes: closed, nothing answered" "$(tr -d '\n' <<<"$out")" "#closed"
 # a ClientHello record whose session id length is 255 (max 32), random rest
 out=$({ printf '\x16\x03\x01\x00\x52\x01\x00\x00\x4e\x03\x03'; head -c 32 /dev/urandom
-	printf '\xff'; head -c 43 /dev/urandom; } | l7_raw $VIP4 443 8)
+	printf '\xff'; head -c 43 /dev/urandom; } | l7_raw $VIP4 443 "$(tscale 8)")
 check_eq "ClientHello with a bad session id length: closed, nothing answered" "$(tr -d '\n' <<<"$out")" "#closed"
 # plain HTTP to the TLS port
-out=$(printf 'GET / HTTP/1.1\r\nHost: a.example.com\r\n\r\n' | l7_raw $VIP4 443 8)
+out=$(printf 'GET / HTTP/1.1\r\nHost: a.example.com\r\n\r\n' | l7_raw $VIP4 443 "$(tscale 8)")
 check_eq "plain HTTP: closed, nothing answered" "$(tr -d '\n' <<<"$out")" "#closed"
 check_eq "counters: errors.parse grew by 3" "$(delta "$p0" "$(l7_stat tls .errors.parse)")" 3
 # a client that sends nothing, and one that stalls inside the hello
-# (tls_hello_timeout is 3 s; the lifetime is timed from connect to close
+# (tls_hello_timeout is HT s; the lifetime is timed from connect to close
 # inside the client netns, so a slow 'ip netns exec' on a busy VM does not count)
-out=$(L7_RAW_LIFE="$TMPD/life" l7_raw $VIP4 443 12 </dev/null)
+out=$(L7_RAW_LIFE="$TMPD/life" l7_raw $VIP4 443 "$(tscale 12)" </dev/null)
 check_eq "silent client: closed by tls_hello_timeout" "$(tr -d '\n' <<<"$out")" "#closed"
-check_range "silent client: connection lived 2..8 s" "$(cat "$TMPD/life")" 2 8
-out=$(printf '\x16\x03\x01\x02\x00\x01\x00' | L7_RAW_LIFE="$TMPD/life" l7_raw $VIP4 443 12)
+check_range "silent client: connection lived $((HT - 1))..$(tscale 8) s" "$(cat "$TMPD/life")" $((HT - 1)) "$(tscale 8)"
+out=$(printf '\x16\x03\x01\x02\x00\x01\x00' | L7_RAW_LIFE="$TMPD/life" l7_raw $VIP4 443 "$(tscale 12)")
 check_eq "stalled ClientHello: closed by tls_hello_timeout" "$(tr -d '\n' <<<"$out")" "#closed"
-check_range "stalled ClientHello: connection lived 2..8 s" "$(cat "$TMPD/life")" 2 8
+check_range "stalled ClientHello: connection lived $((HT - 1))..$(tscale 8) s" "$(cat "$TMPD/life")" $((HT - 1)) "$(tscale 8)"
 check_eq "counters: errors.timeout grew by 2" "$(delta "$t0" "$(l7_stat tls .errors.timeout)")" 2
 check_eq "nothing of it reached a backend (nginx logs)" \
 	"$(cat "$(nginx_log 1)" "$(nginx_log 2)" "$(nginx_log 3)" | wc -l)" "$logs0"
@@ -148,7 +151,8 @@ else
 	fail "a long-lived relayed connection is open"
 fi
 check "the relayed client is still connected" kill -0 $hpid
-rmmod_within 20 "rmmod klb with a relayed connection open" "rmmod took at most 20 s"
+b=$(tscale 20)
+rmmod_within "$b" "rmmod klb with a relayed connection open" "rmmod took at most $b s"
 if poll_until 15 eval '! kill -0 $hpid 2>/dev/null'; then
 	ok "the relayed client saw its connection end"
 else

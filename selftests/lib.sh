@@ -38,6 +38,21 @@ SELFTESTS=$KLB_SRC/selftests
 PY=${PY:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
 
+# KLB_TIME_SCALE (a whole number, 1 by default): how much longer than on
+# the stock kernel things take where the tests run. make vmtest-debug sets
+# it: under KASAN and lockdep in emulation a process start or an
+# `ip netns exec` takes seconds, not milliseconds. A test passes the klb
+# timeouts it chooses and the times it bounds through tscale, so the two
+# stretch together and the test still tells a timeout from a slow client;
+# poll_until stretches its own bound.
+KLB_TIME_SCALE=${KLB_TIME_SCALE:-1}
+[[ "$KLB_TIME_SCALE" =~ ^[1-9][0-9]*$ ]] || {
+	echo "lib.sh: KLB_TIME_SCALE must be a whole number >= 1, not '$KLB_TIME_SCALE'" >&2
+	exit 1
+}
+# tscale SECS: SECS (whole or decimal) stretched by KLB_TIME_SCALE
+tscale() { awk -v s="$1" -v k="$KLB_TIME_SCALE" 'BEGIN {print s * k}'; }
+
 # KLB_DMESG_BAD, the expected-warning brackets, klb_log_unexpected
 source "$(dirname "${BASH_SOURCE[0]}")/kernel_log.sh"
 _klb_expect_n=0
@@ -321,10 +336,12 @@ wait_for() {
 }
 
 # poll_until SECS CMD...: like wait_for, but returns 1 instead of bailing
+# (after SECS stretched by KLB_TIME_SCALE: an upper bound only, so a slower
+# kernel may take longer, never must)
 poll_until() {
 	local secs=$1 end
 	shift
-	end=$((SECONDS + secs))
+	end=$((SECONDS + secs * KLB_TIME_SCALE))
 	while :; do
 		"$@" >/dev/null 2>&1 && return 0
 		[ $SECONDS -ge $end ] && return 1
@@ -355,7 +372,7 @@ nginx_start() {
 			uwsgi_temp_path $d/tmp/uwsgi;
 			scgi_temp_path $d/tmp/scgi;
 			keepalive_timeout 30;
-			client_header_timeout 300s;
+			client_header_timeout $(tscale 300)s;
 			default_type text/plain;
 			server {
 				listen 80 reuseport;
@@ -818,7 +835,7 @@ nginx_l7_start() {
 			scgi_temp_path $d/tmp/scgi;
 			keepalive_timeout 300;
 			keepalive_requests 1000000;
-			client_header_timeout 300s;
+			client_header_timeout $(tscale 300)s;
 			client_max_body_size 64m;
 			default_type text/plain;
 			server {

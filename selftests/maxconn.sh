@@ -134,9 +134,9 @@ phase "save, restore, bad input"
 # req_at ID PATH: a request at once in the background; status and the time
 # it ended to $TMPD/q.ID
 req_at() {
-	cli bash -c 'curl -s --max-time 60 -o /dev/null -w "%{http_code}" "$1" >"$2.tmp";
+	cli bash -c 'curl -s --max-time "$3" -o /dev/null -w "%{http_code}" "$1" >"$2.tmp";
 		echo " $(date +%s.%N)" >>"$2.tmp"; mv "$2.tmp" "$2"' _ \
-		"http://$VIP4:81$2" "$TMPD/q.$1" &
+		"http://$VIP4:81$2" "$TMPD/q.$1" "$(tscale 60)" &
 }
 # queued_is N: conn show lists N queued sessions of web
 queued_is() {
@@ -149,7 +149,7 @@ status_of() { awk '{print $1}' "$TMPD/q.$1"; }
 ended_at() { awk '{print $2}' "$TMPD/q.$1"; }
 
 # The queue timeout is long enough for a request held through every step.
-l7_sysctl http_queue_max=3 http_queue_timeout=120
+l7_sysctl http_queue_max=3 http_queue_timeout="$(tscale 120)"
 rm -f "$TMPD"/q.*
 req_at 1 /gate/q1
 poll_until 60 grep -q "^req .* /gate/q1\$" "$(py_log 3)"
