@@ -47,6 +47,15 @@ struct klb_tls_session {
 	struct klb_tls_hello hello;
 };
 
+/*
+ * Every accepted tls connection holds one, idle ones included: like the
+ * http session it must stay one kmalloc-1k object (the figure in
+ * security.md, l7_memory.sh's bounds). Lock debugging grows the locks and
+ * work items in it; those kernels are for tests.
+ */
+static_assert(IS_ENABLED(CONFIG_LOCKDEP) || IS_ENABLED(CONFIG_DEBUG_SPINLOCK) ||
+	      sizeof(struct klb_tls_session) <= 1024);
+
 /* Bytes one run moves each way before yielding to other sessions. */
 #define KLB_TLS_BUDGET	(256 * 1024)
 
