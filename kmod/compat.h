@@ -87,6 +87,23 @@ static inline void klb_skb_clear_tstamp(struct sk_buff *skb)
 #endif
 }
 
+/*
+ * Is @skb being bridged between two ports of a bridge, not routed?
+ * br_netfilter (built into some kernels, loaded on Kubernetes nodes) runs
+ * the IP hooks for such frames too, and its FORWARD step names the out
+ * port; a frame that came in on a bridge and is routed has none.
+ */
+#include <linux/netfilter_bridge.h>
+
+static inline bool klb_skb_bridged(const struct sk_buff *skb)
+{
+#if IS_ENABLED(CONFIG_BRIDGE_NETFILTER)
+	return nf_bridge_get_physoutdev(skb);
+#else
+	return false;
+#endif
+}
+
 /* ---- sysctl.c, netlink/ ------------------------------------------------ */
 #include <linux/netlink.h>
 #include <net/net_namespace.h>

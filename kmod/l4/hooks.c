@@ -292,7 +292,9 @@ static unsigned int klb_local_out(struct sk_buff *skb,
  * the VIP again. fnat (LOCAL_IN only: it is addressed to the balancer):
  * the destination becomes the client too, and it is sent on unless the
  * client is local. dr, tun: seen only if klb routes the backend's way to
- * the client; counted, unchanged.
+ * the client; counted, unchanged. A dr or tun reply that this host only
+ * bridges (br_netfilter shows it to the IP hooks) passes klb by, as it
+ * would without br_netfilter: the state follows the client alone.
  */
 static unsigned int klb_reply_conn(struct klb_net *kn, struct klb_conn *c,
 				   struct sk_buff *skb,
@@ -304,6 +306,8 @@ static unsigned int klb_reply_conn(struct klb_net *kn, struct klb_conn *c,
 	bool send = fnat && !test_bit(KLB_CONN_F_LOCAL, &c->flags);
 
 	if (fnat && hook != NF_INET_LOCAL_IN)
+		return NF_ACCEPT;
+	if (klb_mode_remote_only(mode) && klb_skb_bridged(skb))
 		return NF_ACCEPT;
 	if (send && !klb_xmit_route(kn->net, skb, c->svc, &o->saddr,
 				    &o->daddr, true))
