@@ -136,7 +136,7 @@ phase "save, restore, bad input"
 req_at() {
 	cli bash -c 'curl -s --max-time "$3" -o /dev/null -w "%{http_code}" "$1" >"$2.tmp";
 		echo " $(date +%s.%N)" >>"$2.tmp"; mv "$2.tmp" "$2"' _ \
-		"http://$VIP4:81$2" "$TMPD/q.$1" "$(tscale 60)" &
+		"http://$VIP4:81$2" "$TMPD/q.$1" "$(tscale 150)" &
 }
 # queued_is N: conn show lists N queued sessions of web
 queued_is() {
@@ -148,8 +148,10 @@ reached() { grep -cE "^req [0-9]+ GET $1\$" "$(py_log 3)"; }
 status_of() { awk '{print $1}' "$TMPD/q.$1"; }
 ended_at() { awk '{print $2}' "$TMPD/q.$1"; }
 
-# The queue timeout is long enough for a request held through every step.
-l7_sysctl http_queue_max=3 http_queue_timeout="$(tscale 120)"
+# The queue and response timeouts are long enough for a request held
+# through every step (gated requests wait for their answer), the clients'
+# (req_at) longer still.
+l7_sysctl http_queue_max=3 http_queue_timeout="$(tscale 120)" http_response_timeout="$(tscale 120)"
 rm -f "$TMPD"/q.*
 req_at 1 /gate/q1
 poll_until 60 grep -q "^req .* /gate/q1\$" "$(py_log 3)"
