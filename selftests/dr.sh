@@ -53,34 +53,7 @@ fi
 icmp_reaches_backend "dr: ICMP fragmentation-needed to the VIP goes on to the backend" d4 $VIP4
 
 # ---- br_netfilter ------------------------------------------------------------
-# br_netfilter (built into some kernels, the debug kernel's among them;
-# loaded on Kubernetes nodes) shows frames that a bridge forwards between
-# its ports to the IP hooks. The backends' replies are such frames here
-# (br0 in the balancer's netns): klb must still let them pass untouched
-# and uncounted, as without it.
-brnf() { lb test -e /proc/sys/net/bridge/bridge-nf-call-iptables; }
-brnf_loaded=0
-if ! brnf && modprobe br_netfilter 2>/dev/null; then
-	brnf_loaded=1
-fi
-if brnf; then
-	check "br_netfilter: bridged IPv4 and IPv6 frames pass the IP hooks in the balancer's netns" \
-		lb sysctl -qw net.bridge.bridge-nf-call-iptables=1 net.bridge.bridge-nf-call-ip6tables=1
-	out0=$(svc_stat d4 pkts_out) in0=$(svc_stat d4 pkts_in)
-	r=$(http_n 30 "http://$VIP4/" | tally)
-	check_eq "br_netfilter: every backend answers the VIP" "$r" "$(printf 'be1 10\nbe2 10\nbe3 10')"
-	check "br_netfilter: the requests still counted ($in0 -> $(svc_stat d4 pkts_in))" \
-		test "$(svc_stat d4 pkts_in)" -ge $((in0 + 90))
-	check_eq "br_netfilter: the bridged replies passed klb by (pkts out)" "$(svc_stat d4 pkts_out)" "$out0"
-	check_eq "br_netfilter: and the balancer forwarded no IP packet" \
-		"$(lb nstat -asz IpForwDatagrams | awk '$1 == "IpForwDatagrams" {print $2}')" 0
-else
-	skip "br_netfilter: bridged replies pass klb by" "no br_netfilter in this kernel"
-fi
-# the rest of this boot's tests run as they would without it
-if [ $brnf_loaded = 1 ]; then
-	check "rmmod br_netfilter (loaded by this test)" rmmod br_netfilter
-fi
+bridged_replies_pass_by dr d4 "http://$VIP4/"
 
 # ---- IPv6, UDP --------------------------------------------------------------
 check "pool web6" klbctl pool add web6 sched rr

@@ -565,6 +565,38 @@ direct_return_setup() {
 
 # vip_on_backends: every backend holds both VIPs on lo and, as a dr or tun
 # backend must, neither answers ARP for them nor uses them as ARP source.
+# bridged_replies_pass_by MODE SVC URL: br_netfilter (built into some
+# kernels, the debug kernel's among them; loaded on Kubernetes nodes)
+# shows frames that a bridge forwards between its ports to the IP hooks.
+# After direct_return_setup the backends' replies are such frames (br0 in
+# the balancer's netns): 30 more requests to URL must leave SVC's pkts_out
+# as it was, as without br_netfilter. Loads br_netfilter where it is a
+# module, and unloads it again so the boot's other tests run without it.
+bridged_replies_pass_by() {
+	local mode=$1 svc=$2 url=$3 loaded=0 out0 in0 fw0 r
+	brnf() { lb test -e /proc/sys/net/bridge/bridge-nf-call-iptables; }
+	fwd() { lb nstat -asz IpForwDatagrams | awk '$1 == "IpForwDatagrams" {print $2}'; }
+	if ! brnf && modprobe br_netfilter 2>/dev/null; then
+		loaded=1
+	fi
+	if brnf; then
+		check "br_netfilter: bridged IPv4 and IPv6 frames pass the IP hooks in the balancer's netns" \
+			lb sysctl -qw net.bridge.bridge-nf-call-iptables=1 net.bridge.bridge-nf-call-ip6tables=1
+		out0=$(svc_stat "$svc" pkts_out) in0=$(svc_stat "$svc" pkts_in) fw0=$(fwd)
+		r=$(http_n 30 "$url" | tally)
+		check_eq "br_netfilter, $mode: every backend answers the VIP" "$r" "$(printf 'be1 10\nbe2 10\nbe3 10')"
+		check "br_netfilter, $mode: the requests still counted ($in0 -> $(svc_stat "$svc" pkts_in))" \
+			test "$(svc_stat "$svc" pkts_in)" -ge $((in0 + 90))
+		check_eq "br_netfilter, $mode: the bridged replies passed klb by (pkts out)" \
+			"$(svc_stat "$svc" pkts_out)" "$out0"
+		check_eq "br_netfilter, $mode: and the balancer forwarded no IP packet" "$(fwd)" "$fw0"
+	else
+		skip "br_netfilter, $mode: bridged replies pass klb by" "no br_netfilter in this kernel"
+	fi
+	if [ $loaded = 1 ]; then
+		check "rmmod br_netfilter (loaded by this test)" rmmod br_netfilter
+	fi
+}
 vip_on_backends() {
 	local i
 	for i in $(seq 1 "$NBE"); do

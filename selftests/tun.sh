@@ -42,6 +42,7 @@ check_eq "tun: no reply passed klb (pkts out)" "$(svc_stat t4 pkts_out)" 0
 check "tun: backends decapsulated IPIP (tunl0 rx on be1: $(be 1 cat /sys/class/net/tunl0/statistics/rx_packets))" \
 	test "$(be 1 cat /sys/class/net/tunl0/statistics/rx_packets)" -gt 0
 icmp_reaches_backend "tun: ICMP fragmentation-needed to the VIP goes on to the backend" t4 $VIP4
+bridged_replies_pass_by tun t4 "http://$VIP4/"
 
 check "service m4 (dr) on the same pool" klbctl service add m4 vip $VIP4B:80 proto tcp mode dr pool web
 r1=$(http_n 6 "http://$VIP4/" | wc -l)
