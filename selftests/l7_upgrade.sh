@@ -109,7 +109,7 @@ check_eq "websocket: the 101 counted as a 1xx response" "$(delta "$x0" "$(l7_sta
 diag "at ${SECONDS}s"
 # ---- what is forwarded, what is not ---------------------------------------------------
 # py_raw REQUEST...: send the requests (\r\n added per line) on one connection
-py_raw() { printf '%b' "$@" | l7_raw $VIP4 80 "${RAW_SECS:-3}"; }
+py_raw() { printf '%b' "$@" | l7_raw $VIP4 80 "${RAW_SECS:-$(tscale 3)}"; }
 UPG='Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n'
 
 out=$(py_raw "GET /py/status/400 HTTP/1.1\r\nHost: a\r\n$UPG\r\n" "GET /py/after HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -138,7 +138,7 @@ out=$(py_raw "CONNECT $B2:80 HTTP/1.1\r\nHost: $B2:80\r\n\r\n")
 check_eq "CONNECT (the backend says 200): 502, no tunnel" "$(http_statuses <<<"$out")" 502
 check_eq "counters: errors.parse grew by 3" "$(delta "$p0" "$(l7_stat web .errors.parse)")" 3
 # (the backend closes right after its bytes: klb passes the close on)
-out=$(RAW_SECS=10 py_raw "GET /py/switch101 HTTP/1.1\r\nHost: a\r\n$UPG\r\n")
+out=$(RAW_SECS=$(tscale 10) py_raw "GET /py/switch101 HTTP/1.1\r\nHost: a\r\n$UPG\r\n")
 check_eq "101 to an upgrade request: relayed, with the bytes behind it, then closed" \
 	"$(http_statuses <<<"$out") $(grep -ac '^raw bytes' <<<"$out") $(tail -n1 <<<"$out")" "101 1 #closed"
 
