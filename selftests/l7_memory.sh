@@ -39,7 +39,7 @@ l7_sysctl http_keepalive_timeout="$(tscale 600)"
 active() { svc_stat web active_conns; }
 limit() { l7_stat web .errors.limit; }
 meminfo() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
-status_of() { cli curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://$VIP4$1"; }
+status_of() { cli curl -s --max-time "$(tscale 10)" -o /dev/null -w '%{http_code}' "http://$VIP4$1"; }
 
 check_eq "defaults: l7_max_sessions 262144, l7_mem_max_kb 262144" \
 	"$(lb sysctl -n net.klb.l7_max_sessions) $(lb sysctl -n net.klb.l7_mem_max_kb)" "262144 262144"

@@ -43,7 +43,7 @@ cfg service add web2 vip $VIP4:8080 proto tcp mode http pool pa
 l7_sysctl http_header_timeout=$HT
 active() { svc_stat "${1:-web}" active_conns; }
 meminfo() { awk -v k="$1:" '$1 == k {print $2}' /proc/meminfo; }
-status_of() { cli curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://$VIP4$1"; }
+status_of() { cli curl -s --max-time "$(tscale 10)" -o /dev/null -w '%{http_code}' "http://$VIP4$1"; }
 # slow_field NAME: a count from the slowloris client's status line
 slow_field() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}' "$TMPD/slow.status"; }
 # slow_start TAG: N slowloris clients in the background (pid in $spid)
