@@ -131,7 +131,7 @@ check "passive-fall 0, check none" klbctl pool set web passive-fall 0 check none
 check_eq "passive off: no passive figures" "$(be_json 2 | jq -r .ejections)" null
 
 # ---- L7: connect failures and 5xx -------------------------------------------------
-check "pool l7 with be1:80, be2:80 and be3:81 (closed)" klbctl pool add l7 sched rr passive-fall 2 passive-eject 30s
+check "pool l7 with be1:80, be2:80 and be3:81 (closed)" klbctl pool add l7 sched rr passive-fall 2 passive-eject "${E}s"
 for b in "$(be4 1):80" "$(be4 2):80" "$(be4 3):81"; do
 	check "backend add l7 $b" klbctl backend add l7 "$b"
 done
@@ -139,13 +139,13 @@ check "service add l7 mode http" klbctl service add l7 vip $VIP4:8080 proto tcp 
 out=$(http_n 12 "http://$VIP4:8080/")
 check_eq "the client never saw the connect failures (retried)" "$(wc -l <<<"$out")" 12
 l7_be() { klbctl -j pool show l7 | jq -c --arg a "$(be4 "$1")" '.[0].backends[] | select(.addr == $a)'; }
-check_range "be3:81 ejected for its connect failures" "$(l7_be 3 | jq -r '.ejected_ms // 0')" 1 30000
+check_range "be3:81 ejected for its connect failures" "$(l7_be 3 | jq -r '.ejected_ms // 0')" 1 "$E_MS"
 check_eq "be1 not ejected" "$(l7_be 1 | jq -r '.ejected_ms')" null
 
 bg "${NS_BE[1]}" "$PY" "$SELFTESTS/l7_backend.py" serve --name py1 --port 8081 \
 	--log "$TMPD/py1.log" --pidfile "$TMPD/py1.pid" >"$TMPD/py1.out" 2>&1
 wait_for "python backend ready" lb curl -s --max-time 3 -o /dev/null "http://$(be4 1):8081/ready"
-check "pool err: be1:8081 (python) and be2:80, passive-fall 2, 5xx off" klbctl pool add err sched rr passive-fall 2 passive-eject 30s
+check "pool err: be1:8081 (python) and be2:80, passive-fall 2, 5xx off" klbctl pool add err sched rr passive-fall 2 passive-eject "${E}s"
 check "backend add err be1:8081" klbctl backend add err "$(be4 1):8081"
 check "backend add err be2:80" klbctl backend add err "$(be4 2):80"
 check "service add err mode http" klbctl service add err vip $VIP4:8081 proto tcp mode http pool err
@@ -157,7 +157,7 @@ check_eq "5xx off: be1 not ejected" "$(err_be)" null
 check "passive-5xx on" klbctl pool set err passive-5xx on
 codes=$(for i in $(seq 1 8); do cli curl -s -o /dev/null -w '%{http_code}\n' --max-time 3 "http://$VIP4:8081/status/500"; done | tr '\n' ' ')
 diag "5xx on: $codes"
-check_range "5xx on: be1 ejected" "$(err_be | sed 's/null/0/')" 1 30000
+check_range "5xx on: be1 ejected" "$(err_be | sed 's/null/0/')" 1 "$E_MS"
 check_eq "5xx on: after the ejection only nginx answers" "$(for i in 1 2 3; do cli curl -s -o /dev/null -w '%{http_code} ' --max-time 3 "http://$VIP4:8081/status/500"; done)" "404 404 404 "
 
 # ---- slow start -----------------------------------------------------------------------
