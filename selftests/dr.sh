@@ -65,10 +65,11 @@ check_eq "dr IPv6: no reply passed klb" "$(svc_stat d6 pkts_out)" 0
 icmp_reaches_backend "dr IPv6: ICMPv6 packet-too-big to the VIP goes on to the backend" d6 $VIP6
 
 # A dr backend's UDP server must answer from the VIP: it binds to it (an
-# unbound one would answer from the address routing picks). Its child has
-# read the one datagram at once, so it waits -t for the answering shell;
-# socat's default 0.5 s is shorter than a shell's start on the debug
-# kernel, where every answer was lost ("echo: I/O error").
+# unbound one would answer from the address routing picks). socat gives
+# the other side -t (0.5 s by default) once its own side is done: the
+# server's child after the one datagram, the client after its stdin. A
+# shell's start takes longer on the debug kernel, where every answer was
+# lost ("echo: I/O error"; the client gone first), so both wait longer.
 for i in 1 2 3; do
 	bg "${NS_BE[i]}" socat -t "$(tscale 2)" "UDP4-RECVFROM:5354,bind=$VIP4,reuseaddr,fork" "SYSTEM:echo be$i"
 done
@@ -81,7 +82,7 @@ check "service du (dr, UDP)" klbctl service add du vip $VIP4:5354 proto udp mode
 got=0
 for i in 1 2 3 4 5 6; do
 	# (each answer forks a shell on the backend: seconds on a debug kernel)
-	out=$(echo x | cli socat -T"$(tscale 2)" - "UDP:$VIP4:5354,sourceport=$((21000 + i))" 2>/dev/null)
+	out=$(echo x | cli socat -T"$(tscale 2)" -t "$(tscale 2)" - "UDP:$VIP4:5354,sourceport=$((21000 + i))" 2>/dev/null)
 	[[ $out =~ ^be[123]$ ]] && got=$((got + 1))
 done
 check_eq "dr UDP: each flow answered from the VIP" "$got" 6
