@@ -61,7 +61,8 @@ sleep 1
 # 30s: long enough that the steps below fit in it on a busy emulated VM
 # (stretched by the time scale: on the debug kernel with five VMs on the
 # cores they took longer, and be2 was back before they ran)
-E=$(tscale 30) E_MS=$(($(tscale 30) * 1000))
+E=$(tscale 30)
+E_MS=$((E * 1000))
 check "passive-fall 3 passive-eject ${E}s" klbctl pool set web passive-fall 3 passive-eject "${E}s"
 check "save has passive health" grep -q "^pool add web sched rr passive-fall 3 passive-eject ${E_MS}ms passive-5xx off$" <<<"$(klbctl save)"
 save1=$(klbctl save)
