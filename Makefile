@@ -8,7 +8,8 @@
 #                   fuzz runs, install/dkms/systemd checks, VM selftests, a
 #                   quick benchmark pass (proves the harness, asserts nothing)
 #   make lint       checkpatch --strict, sparse, the netlink spec agreement,
-#                   the layer arrows (tools/layers.py), one version
+#                   the layer arrows (tools/layers.py), one version, the
+#                   set-up order (tools/setup_order_test.sh)
 #   make DEBUG=1    klb.ko with load-time self-tests and lock checks
 #                   (make module-debug builds that into out/debug/)
 #   make other-kernels  compile klb.ko against Debian 6.12 headers (downloaded,
@@ -28,19 +29,31 @@
 #
 # KVER: the running kernel when its build tree is installed (a real
 # machine), else the newest installed build tree. The test VM targets
-# (vmtest, demo, bench, check) build for the kernel the VM boots: the newest
-# one with a /boot/vmlinuz (never `uname -r`: the host kernel may differ and
-# the development machines have no headers for it).
+# (vmtest, demo, bench, bench-quick, check) build for the kernel the VM
+# boots: the newest one with a /boot/vmlinuz (never `uname -r`: the host
+# kernel may differ and the development machines have no headers for it).
+#
+# Set-up order: those five targets first run deps (tools/deps.sh, which may
+# install the kernel and its headers), then do their work in a new make
+# (their TARGET-run twin): that make looks the kernel up after deps. This
+# one looked when it read this file, before deps (nothing, on a fresh
+# machine), so it passes on no KVER or KDIR of its own, only ones the user
+# gave. tools/setup_order_test.sh (make lint) checks that order against
+# fakes: MODULES_ROOT and BOOT_DIR say where kernels are looked for, DEPS
+# what installs the packages.
 
 VERSION := $(shell cat VERSION)
-NEWEST_KVER := $(shell ls -1 /lib/modules 2>/dev/null | while read v; do [ -e /lib/modules/$$v/build/Makefile ] && echo $$v; done | sort -V | tail -n1)
-VM_KVER := $(shell ls -1 /lib/modules 2>/dev/null | while read v; do [ -e /lib/modules/$$v/build/Makefile ] && [ -e /boot/vmlinuz-$$v ] && echo $$v; done | sort -V | tail -n1)
+MODULES_ROOT ?= /lib/modules
+BOOT_DIR ?= /boot
+DEPS ?= tools/deps.sh
+NEWEST_KVER := $(shell ls -1 $(MODULES_ROOT) 2>/dev/null | while read v; do [ -e $(MODULES_ROOT)/$$v/build/Makefile ] && echo $$v; done | sort -V | tail -n1)
+VM_KVER := $(shell ls -1 $(MODULES_ROOT) 2>/dev/null | while read v; do [ -e $(MODULES_ROOT)/$$v/build/Makefile ] && [ -e $(BOOT_DIR)/vmlinuz-$$v ] && echo $$v; done | sort -V | tail -n1)
 RUNNING_KVER := $(shell uname -r)
-KVER ?= $(if $(wildcard /lib/modules/$(RUNNING_KVER)/build/Makefile),$(RUNNING_KVER),$(NEWEST_KVER))
+KVER ?= $(if $(wildcard $(MODULES_ROOT)/$(RUNNING_KVER)/build/Makefile),$(RUNNING_KVER),$(NEWEST_KVER))
 ifeq ($(origin KVER),file)
-vmtest demo bench bench-quick check: KVER = $(VM_KVER)
+vmtest-run demo-run bench-run bench-quick-run check-run: KVER = $(VM_KVER)
 endif
-KDIR ?= /lib/modules/$(KVER)/build
+KDIR ?= $(MODULES_ROOT)/$(KVER)/build
 
 DESTDIR ?=
 PREFIX ?= /usr/local
@@ -55,11 +68,18 @@ DKMSSRC ?= /usr/src/klb-$(VERSION)
 
 export KVER KDIR
 
+# For a make started after deps: this make's KVER and KDIR (looked up
+# before deps ran) out of its environment; the user's (command line or
+# environment) stay.
+NO_STALE_KVER = env $(if $(filter file,$(origin KVER)),-u KVER) \
+	$(if $(filter file,$(origin KDIR)),-u KDIR)
+
 .PHONY: all module module-debug klbctl klbctl-check deps unit fuzz fuzz-short \
 	vmtest check demo bench bench-quick install clean checkpatch sparse \
 	spec-check layers lint version-check install-module install-tools \
 	uninstall uninstall-module uninstall-tools dkms-src set-version \
-	install-check selftests-progs other-kernels debug-kernel vmtest-debug
+	install-check selftests-progs other-kernels debug-kernel vmtest-debug \
+	vmtest-run check-run bench-run bench-quick-run demo-run setup-order
 
 all: module klbctl selftests-progs
 
@@ -81,7 +101,7 @@ other-kernels:
 	tools/build-other-kernels.sh --tracker $(OTHER_KVER)
 
 deps:
-	tools/deps.sh
+	$(DEPS)
 
 unit:
 	$(MAKE) -C tools/testing/unit run
@@ -106,7 +126,12 @@ module-debug:
 	cp --parents Kbuild VERSION $$(find kmod include -name '*.[ch]') out/debug/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/out/debug DEBUG=1 modules
 
-vmtest: all module-debug
+# deps first, then the rest in a new make (see the top): each of vmtest,
+# check, bench, bench-quick and demo is deps + its TARGET-run.
+vmtest: deps
+	$(NO_STALE_KVER) $(MAKE) vmtest-run
+
+vmtest-run: all module-debug
 	tools/vm/run-selftests-split
 
 # The debug kernel (KASAN, lockdep, kmemleak, fault injection, UBSAN) built
@@ -114,33 +139,45 @@ vmtest: all module-debug
 # and every VM selftest on it (tools/vm/vmtest-debug; VMTEST_DEBUG_TESTS=
 # "sched nl_fuzz" for some). Hours under emulation: not part of check.
 debug-kernel:
-	tools/deps.sh linux-source-6.1 bc bison flex libelf-dev libssl-dev
+	$(DEPS) linux-source-6.1 bc bison flex libelf-dev libssl-dev
 	tools/vm/build-debug-kernel >/dev/null
 
 vmtest-debug: debug-kernel
 	tools/vm/vmtest-debug $(VMTEST_DEBUG_TESTS)
 
 check: deps
+	$(NO_STALE_KVER) $(MAKE) check-run
+
+check-run:
 	$(MAKE) all
 	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) klbctl-check
 	$(MAKE) install-check
 	$(MAKE) fuzz-short
-	$(MAKE) vmtest
-	$(MAKE) bench-quick
+	$(MAKE) vmtest-run
+	$(MAKE) bench-quick-run
 
 # Benchmarks (bench/run.sh, Documentation/bench/README.md): one VM boot,
 # results in out/bench/NAME/. bench-quick: a few seconds per cell.
 bench: deps
+	$(NO_STALE_KVER) $(MAKE) bench-run
+
+bench-run:
 	$(MAKE) all
 	bench/run.sh --no-build $(BENCH_ARGS)
 
 bench-quick: deps
+	$(NO_STALE_KVER) $(MAKE) bench-quick-run
+
+bench-quick-run:
 	$(MAKE) all
 	bench/run.sh --quick --no-build $(BENCH_ARGS)
 
 demo: deps
+	$(NO_STALE_KVER) $(MAKE) demo-run
+
+demo-run:
 	$(MAKE) all
 	tools/vm/demo
 
@@ -167,7 +204,12 @@ layers: module
 version-check:
 	tools/version_check.sh
 
-lint: checkpatch sparse spec-check layers version-check
+# The set-up order (deps before any kernel is looked for) on a scratch
+# copy of this Makefile, its tools stubbed: a few seconds, nothing installed.
+setup-order:
+	tools/setup_order_test.sh
+
+lint: checkpatch sparse spec-check layers version-check setup-order
 
 install: install-module install-tools
 

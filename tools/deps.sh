@@ -2,12 +2,16 @@
 # Install the Debian packages klb needs to build, test and demo, if missing.
 # Idempotent and quick when everything is already there. Needs root (or sudo)
 # only when something must be installed.
+#
+# The list is all a minimal root (mmdebstrap --variant=apt, plus git and
+# make) lacks for make demo and make check: xz-utils for checkpatch.sh
+# (linux-source's .tar.xz) and modules the kernel may ship as .ko.xz.
 set -euo pipefail
 
 pkgs=(
 	build-essential pkg-config libmnl-dev
 	linux-image-amd64 linux-headers-amd64
-	qemu-system-x86 busybox-static kmod cpio iproute2 procps util-linux
+	qemu-system-x86 busybox-static kmod cpio xz-utils iproute2 procps util-linux
 	nginx-light curl wrk socat ethtool python3 python3-yaml jq nftables iputils-ping openssl
 	haproxy ipvsadm iperf3 gnuplot-nox linux-perf python3-websockets
 	clang llvm libclang-rt-14-dev sparse
