@@ -39,13 +39,13 @@
 # one looked when it read this file, before deps (nothing, on a fresh
 # machine), so it passes on no KVER or KDIR of its own, only ones the user
 # gave. tools/setup_order_test.sh (make lint) checks that order against
-# fakes: MODULES_ROOT and BOOT_DIR say where kernels are looked for, DEPS
+# fakes: MODULES_ROOT and BOOT_DIR say where kernels are looked for, KLB_DEPS
 # what installs the packages.
 
 VERSION := $(shell cat VERSION)
 MODULES_ROOT ?= /lib/modules
 BOOT_DIR ?= /boot
-DEPS ?= tools/deps.sh
+KLB_DEPS ?= tools/deps.sh
 NEWEST_KVER := $(shell ls -1 $(MODULES_ROOT) 2>/dev/null | while read v; do [ -e $(MODULES_ROOT)/$$v/build/Makefile ] && echo $$v; done | sort -V | tail -n1)
 VM_KVER := $(shell ls -1 $(MODULES_ROOT) 2>/dev/null | while read v; do [ -e $(MODULES_ROOT)/$$v/build/Makefile ] && [ -e $(BOOT_DIR)/vmlinuz-$$v ] && echo $$v; done | sort -V | tail -n1)
 RUNNING_KVER := $(shell uname -r)
@@ -101,7 +101,7 @@ other-kernels:
 	tools/build-other-kernels.sh --tracker $(OTHER_KVER)
 
 deps:
-	$(DEPS)
+	$(KLB_DEPS)
 
 unit:
 	$(MAKE) -C tools/testing/unit run
@@ -139,7 +139,7 @@ vmtest-run: all module-debug
 # and every VM selftest on it (tools/vm/vmtest-debug; VMTEST_DEBUG_TESTS=
 # "sched nl_fuzz" for some). Hours under emulation: not part of check.
 debug-kernel:
-	$(DEPS) linux-source-6.1 bc bison flex libelf-dev libssl-dev
+	$(KLB_DEPS) linux-source-6.1 bc bison flex libelf-dev libssl-dev
 	tools/vm/build-debug-kernel >/dev/null
 
 vmtest-debug: debug-kernel

@@ -9,7 +9,7 @@
 #
 # Runs a copy of the Makefile in a scratch project whose every tool is a
 # stub that logs what it was given, with MODULES_ROOT and BOOT_DIR at
-# scratch directories and DEPS at a stub that "installs" kernel 9.9.9-new
+# scratch directories and KLB_DEPS at a stub that "installs" kernel 9.9.9-new
 # there (a build tree and a vmlinuz). Checks, for each of those targets:
 # deps ran first, make succeeded, every kernel build went to 9.9.9-new's
 # tree and every tool after deps was given KVER=9.9.9-new; from an empty
@@ -106,7 +106,7 @@ run() {
 	local d=$tmp/$1
 	shift
 	(cd "$d/src" && PATH="$d/src/bin:$PATH" STUB_LOG="$d/log" \
-		MODULES_ROOT="$d/modules" BOOT_DIR="$d/boot" DEPS="$d/src/fake-deps" \
+		MODULES_ROOT="$d/modules" BOOT_DIR="$d/boot" KLB_DEPS="$d/src/fake-deps" \
 		timeout 60 make --no-print-directory "$@") >"$d/out" 2>&1
 	rc=$?
 }
