@@ -145,18 +145,24 @@ debug-kernel:
 vmtest-debug: debug-kernel
 	tools/vm/vmtest-debug $(VMTEST_DEBUG_TESTS)
 
-check: deps
+# Each phase prints its wall time and warns past its share of CI's 90
+# minutes (tools/phase); the end prints the budget (tools/check-summary):
+# every phase, each VM boot, the ten slowest VM selftests.
+check:
+	@mkdir -p out && rm -f out/check-phases.txt
+	tools/phase deps 600 $(KLB_DEPS)
 	$(NO_STALE_KVER) $(MAKE) check-run
 
 check-run:
-	$(MAKE) all
-	$(MAKE) lint
-	$(MAKE) unit
-	$(MAKE) klbctl-check
-	$(MAKE) install-check
-	$(MAKE) fuzz-short
-	$(MAKE) vmtest-run
-	$(MAKE) bench-quick-run
+	tools/phase build 240 $(MAKE) all
+	tools/phase lint 180 $(MAKE) lint
+	tools/phase unit 60 $(MAKE) unit
+	tools/phase klbctl-check 60 $(MAKE) klbctl-check
+	tools/phase install-check 120 $(MAKE) install-check
+	tools/phase fuzz-short 120 $(MAKE) fuzz-short
+	tools/phase vmtest 1800 $(MAKE) vmtest-run
+	tools/phase bench-quick 240 $(MAKE) bench-quick-run
+	@tools/check-summary
 
 # Benchmarks (bench/run.sh, Documentation/bench/README.md): one VM boot,
 # results in out/bench/NAME/. bench-quick: a few seconds per cell.

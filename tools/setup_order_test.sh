@@ -65,10 +65,12 @@ project() {
 	for f in bin/python3 bench/run.sh tools/vm/demo tools/vm/run-selftests-split \
 		tools/checkpatch.sh tools/sparse.sh tools/spec_check_test.sh \
 		tools/version_check.sh tools/install_test.sh tools/completion/test.sh \
-		tools/setup_order_test.sh; do
+		tools/setup_order_test.sh tools/check-summary; do
 		echo "$stub" >"$d/$f"
 		chmod +x "$d/$f"
 	done
+	# tools/phase only times its command: the real one
+	cp "$top/tools/phase" "$d/tools/phase"
 	# make layers proves tools/layers.py can fail: `! python3 ... --map`
 	echo 'case "$*" in *--map*) exit 1 ;; esac' >>"$d/bin/python3"
 	# deps: "installs" kernel $new (as linux-image-amd64 and
