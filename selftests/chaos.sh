@@ -28,12 +28,14 @@ klb_load
 cfg pool add p sched wrr check tcp interval 1s timeout 1s rise 1 fall 2
 for i in 1 2 3 4; do cfg backend add p "$(be4 "$i"):80"; done
 cfg service add web vip $VIP4:80 proto tcp mode nat pool p
+# klb's own http mode: refused is a failure, never a skip (the L4 half
+# still runs, so the failure comes with the rest of the chaos figures).
 l7=0
-if klbctl service add h vip $VIP4:8080 proto tcp mode http pool p 2>/dev/null; then
+if out=$(klbctl service add h vip $VIP4:8080 proto tcp mode http pool p 2>&1); then
 	l7=1
 	ok "klbctl service add h (http)"
 else
-	skip "klbctl service add h (http)" "no http mode here"
+	fail "klbctl service add h (http): klb refuses its own http mode: $out"
 fi
 
 # The client loop: every answer is "ok" (a whole 200, right sha256), "bad"

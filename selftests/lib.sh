@@ -776,28 +776,12 @@ _klb_exit() {
 # given over bash /dev/tcp) and selftests/l7_client.py (slow sender, split
 # ClientHello).
 
-# l7_skip_all REASON: skip the whole test (exit 4) after undoing what was set
-# up so far (skip_all alone leaves namespaces and the module behind). Only
-# before the first test point.
-l7_skip_all() {
-	local ns
-	jobs -p | xargs -r kill 2>/dev/null
-	_kill_ns_pids
-	wait 2>/dev/null
-	for ns in "${_ns_made[@]}"; do ip netns del "$ns" 2>/dev/null; done
-	_ns_made=()
-	if [ $_klb_loaded -eq 1 ]; then
-		klb_unload || diag "rmmod klb failed"
-		_klb_loaded=0
-	fi
-	rm -rf "$TMPD"
-	skip_all "$@"
-}
-
-# l7_require MODE: skip the test unless klb can create a MODE (http, tls)
-# service. Until the L7 engine is complete, klbctl may not know the mode
-# ('unknown mode') or the kernel refuses it ('Operation not supported'):
-# both skip; any other failure bails. Call after klb_load, before
+# l7_require MODE: klb must create a MODE (http, tls) service: a probe in a
+# scratch namespace, so that a refusal fails with klb's own message before
+# the test builds its topology. The L7 engine is part of klb and needs
+# nothing optional of the kernel (kernel TCP sockets only): a klb that
+# refuses its own mode ("unknown mode", "Operation not supported" or any
+# other answer) fails the test, never skips it. Call after klb_load, before
 # topo_setup and before any test point.
 l7_require() {
 	local mode=$1 ns=klb-l7probe-$KLB_SUF out rc=0
@@ -808,11 +792,8 @@ l7_require() {
 	ip netns exec "$ns" "$KLBCTL" flush >/dev/null 2>&1
 	ip netns del "$ns"
 	[ $rc -eq 0 ] && return 0
-	if grep -qiE 'not supported|unknown mode' <<<"$out"; then
-		l7_skip_all "mode $mode not available yet: $(tr '\n' ' ' <<<"$out")"
-	fi
 	diag "$out"
-	bail "service add ... mode $mode (probe in a scratch namespace)"
+	bail "klb refuses its own mode $mode: service add ... mode $mode (probe in a scratch namespace)"
 }
 
 # l7_sysctl_bad NAME VALUE: writing VALUE to net.klb.NAME is refused with
