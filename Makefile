@@ -17,6 +17,8 @@
 #   make debug-kernel   build (once, cached in out/debug-kernel/) a kernel
 #                   with KASAN, lockdep, kmemleak, failslab, UBSAN
 #   make vmtest-debug   the VM selftests on that kernel (hours; not in check)
+#   make soak       the long loads check cuts (48 MB bulk, 10000 idle and
+#                   5000 slowloris clients; ~25 min, not in check)
 #   make bench      the Stingray benchmark matrix against peers (~40-60 min)
 #   make install    install-module + install-tools (DESTDIR, PREFIX honoured)
 #   make install-module   klb.ko into /lib/modules/KVER/updates, depmod
@@ -79,7 +81,8 @@ NO_STALE_KVER = env $(if $(filter file,$(origin KVER)),-u KVER) \
 	spec-check layers lint version-check install-module install-tools \
 	uninstall uninstall-module uninstall-tools dkms-src set-version \
 	install-check selftests-progs other-kernels debug-kernel vmtest-debug \
-	vmtest-run check-run bench-run bench-quick-run demo-run setup-order
+	vmtest-run check-run bench-run bench-quick-run demo-run setup-order \
+	soak soak-run
 
 all: module klbctl selftests-progs
 
@@ -133,6 +136,18 @@ vmtest: deps
 
 vmtest-run: all module-debug
 	tools/vm/run-selftests-split
+
+# The long loads that make check cuts to what still proves the property:
+# bulk.sh's 48 MB transfers, l7_memory's 10000 idle clients, l7_slowloris's
+# 5000 slow ones (about 25 min, two boots). Not part of check.
+SOAK_ENV ?= KLB_BULK_MB=48 KLB_IDLE_CLIENTS=10000 KLB_SLOW_CLIENTS=5000
+SOAK_TESTS ?= bulk l7_memory l7_slowloris
+
+soak: deps
+	$(NO_STALE_KVER) $(MAKE) soak-run
+
+soak-run: all
+	KLB_VM_TEST_ENV="$(SOAK_ENV) $(KLB_VM_TEST_ENV)" tools/vm/run-selftests-split $(SOAK_TESTS)
 
 # The debug kernel (KASAN, lockdep, kmemleak, fault injection, UBSAN) built
 # from linux-source-6.1, cached in out/debug-kernel/ (tools/vm/build-debug-kernel),

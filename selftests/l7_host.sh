@@ -14,7 +14,7 @@
 #   absolute-form b.example:80, Host a.example -> be2, Host b.example:80
 #   absolute-form, HTTP/1.0 without Host       -> Host from the target
 #   pipelined mix on one connection            -> each one its own Host
-# Skips (exit 4) while klbctl or the kernel cannot create an http service.
+# Fails if klb refuses its own http mode (l7_require: never a skip).
 source "$(dirname "$0")/lib.sh"
 klb_test_init "http mode: absolute-form requests reach the backend with Host = their authority"
 

@@ -28,7 +28,7 @@
 # http counters of the service and of backends; HTTP/1.0 clients;
 # l7_max_conns; an IPv6 VIP (service web6 [VIP6]:80, pool p6 = be3 over v6).
 #
-# Skips (exit 4) while klbctl or the kernel cannot create an http service.
+# Fails if klb refuses its own http mode (l7_require: never a skip).
 source "$(dirname "$0")/lib.sh"
 klb_test_init "http mode: routing, keep-alive, pipelining, XFF, bodies, PROXY v2, 503, counters"
 for c in wrk timeout sha256sum; do

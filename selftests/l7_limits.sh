@@ -20,7 +20,7 @@
 #   service del with a request in progress: it completes (200)
 #   unload under load: wrk running; service del returns, then rmmod klb
 #                returns (the harness then checks the kernel log)
-# Skips (exit 4) while klbctl or the kernel cannot create an http service.
+# Fails if klb refuses its own http mode (l7_require: never a skip).
 source "$(dirname "$0")/lib.sh"
 klb_test_init "http mode: timeouts, dead backends, smuggling, limits, unload under load"
 for c in wrk timeout; do

@@ -15,7 +15,7 @@
 #     net.ipv4.tcp_migrate_req=1: every request answered 200, no reset,
 #     no empty reply
 # Backend: l7_backend.py in be1.
-# Skips (exit 4) while klbctl or the kernel cannot create an http service.
+# Fails if klb refuses its own http mode (l7_require: never a skip).
 source "$(dirname "$0")/lib.sh"
 klb_test_init "http mode: connections opened before or during a restore are served"
 

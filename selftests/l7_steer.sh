@@ -13,7 +13,7 @@
 #   cli0), drops bad_source counts each one.
 #   A control: a SYN from another client address (10.0.0.3) is answered.
 #   Real clients (curl, v4 and v6) are still served.
-# Skips (exit 4) while klbctl or the kernel cannot create an http service.
+# Fails if klb refuses its own http mode (l7_require: never a skip).
 source "$(dirname "$0")/lib.sh"
 klb_test_init "http mode: steering drops martian and own sources"
 

@@ -18,7 +18,7 @@
 # closed without an answer, nothing relayed, errors.parse counted; a
 # silent or stalled client closed after tls_hello_timeout (errors.timeout);
 # tls counters; rmmod with a relayed connection open.
-# Skips (exit 4) while klbctl or the kernel cannot create a tls service.
+# Fails if klb refuses its own tls mode (l7_require: never a skip).
 source "$(dirname "$0")/lib.sh"
 klb_test_init "tls mode: SNI steering, split and malformed ClientHello, counters, unload"
 for c in openssl timeout; do

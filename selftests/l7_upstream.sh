@@ -15,7 +15,7 @@
 #   a backend sending 102 Processing without end: 502 after
 #     KLB_HTTP_MAX_INTERIM (8) interim responses, not held forever; 3 of
 #     them then 200 still pass
-# Skips (exit 4) while klbctl or the kernel cannot create an http service.
+# Fails if klb refuses its own http mode (l7_require: never a skip).
 source "$(dirname "$0")/lib.sh"
 klb_test_init "http mode: backend connection reuse, idle expiry, interim responses bounded"
 
