@@ -472,6 +472,26 @@ unlock:
 	return old;
 }
 
+/*
+ * nat: the reply tuple (backend -> client address and port) is fixed by the
+ * client's tuple and the backend, so a client port that comes back to the
+ * same backend through another VIP finds it held by its earlier connection.
+ * If that one is over, it gives way, as the holder of the original tuple
+ * does to a new SYN (l4/hooks.c); refusing the SYN would cost the client a
+ * retransmission, a second. A live holder keeps the tuple. Under RCU.
+ */
+static bool klb_conn_reclaim_reply(struct klb_conn_table *t,
+				   const struct klb_conn *c)
+{
+	struct klb_conn *old;
+
+	old = klb_conn_find(t, &c->h[KLB_DIR_REPLY].flow, KLB_DIR_REPLY);
+	if (!old || !klb_conn_done(old))
+		return false;
+	klb_conn_unlink(t, old);
+	return true;
+}
+
 struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 			      struct klb_backend *be,
 			      const struct klb_flow *orig,
@@ -486,6 +506,8 @@ struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 	}
 	c->persist = pe;
 	ret = klb_conn_insert(kn->conns, c);
+	if (ret == ERR_PTR(-EADDRINUSE) && klb_conn_reclaim_reply(kn->conns, c))
+		ret = klb_conn_insert(kn->conns, c);
 	if (ret != c)
 		klb_conn_free_unused(kn->conns, c);
 	return ret;

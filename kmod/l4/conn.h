@@ -70,6 +70,19 @@ static inline bool klb_conn_oneway(const struct klb_conn *c)
 	return c->svc->mode == KLB_MODE_DR || c->svc->mode == KLB_MODE_TUN;
 }
 
+/*
+ * @c's TCP connection is over: closed, both FINs seen, or (dr, tun, which
+ * never see the backend's FIN) the client's FIN seen. A SYN on its tuple
+ * starts a new connection, which @c does not own.
+ */
+static inline bool klb_conn_done(const struct klb_conn *c)
+{
+	u8 state = READ_ONCE(c->state);
+
+	return state == KLB_CONN_TIME_WAIT || state == KLB_CONN_CLOSE ||
+	       (state == KLB_CONN_FIN_WAIT && klb_conn_oneway(c));
+}
+
 static inline struct klb_conn *klb_hnode_conn(struct klb_conn_hnode *h)
 {
 	return container_of(h - h->dir, struct klb_conn, h[0]);

@@ -8,10 +8,11 @@
  * (LOCAL_OUT). If nf_conntrack is loaded it thus only ever sees the
  * client <-> backend flow, and recognises the backend's packets as replies.
  *
- * Replies (backend -> client) are caught in POST_ROUTING (forwarded to a
- * remote client) and LOCAL_IN (to a local client), after conntrack and NAT
- * have seen them and after routing and reverse-path filtering used the
- * real addresses; their source becomes the VIP again.
+ * Replies (backend -> client) are caught in FORWARD (routed on to a remote
+ * client; ahead of IPVS, see KLB_PRI_FORWARD_REPLY), POST_ROUTING (sent by
+ * this host to a remote client) and LOCAL_IN (to a local client, after NAT),
+ * after conntrack has seen them and after routing and reverse-path
+ * filtering used the real addresses; their source becomes the VIP again.
  *
  * The reply hooks see every packet of the namespace, so their miss path is
  * one parse of headers already in the linear area and one hash lookup.
@@ -160,14 +161,8 @@ static unsigned int klb_forward(struct klb_net *kn, struct klb_conn *c,
 /* A new SYN on a finished connection's tuple starts afresh. */
 static bool klb_conn_finished(const struct klb_conn *c, u8 tcpflags)
 {
-	u8 state;
-
-	if ((tcpflags & (KLB_TCP_SYN | KLB_TCP_ACK)) != KLB_TCP_SYN)
-		return false;
-	state = READ_ONCE(c->state);
-	/* dr, tun: the backend's FIN is never seen, the client's may be. */
-	return state == KLB_CONN_TIME_WAIT || state == KLB_CONN_CLOSE ||
-	       (state == KLB_CONN_FIN_WAIT && klb_conn_oneway(c));
+	return (tcpflags & (KLB_TCP_SYN | KLB_TCP_ACK)) == KLB_TCP_SYN &&
+	       klb_conn_done(c);
 }
 
 /*
@@ -345,6 +340,9 @@ static unsigned int klb_reply(struct sk_buff *skb,
 
 	if (klb_conn_table_empty(t))
 		return NF_ACCEPT;
+	/* Received and routed on: FORWARD has seen it (klb_nf_ops). */
+	if (state->hook == NF_INET_POST_ROUTING && skb->skb_iif)
+		return NF_ACCEPT;
 	res = klb_pkt_parse(skb, family, &p);
 	if (res == KLB_PARSE_IGNORE)
 		return NF_ACCEPT;
@@ -357,7 +355,13 @@ static unsigned int klb_reply(struct sk_buff *skb,
 	}
 
 	c = klb_conn_find(t, &p.flow, KLB_DIR_REPLY);
-	if (!c)
+	/*
+	 * A SYN-ACK on the tuple of a connection that is over answers a new
+	 * connection klb did not make (its SYN would have replaced this
+	 * entry): another balancer's to the same backend, IPVS's say. Not
+	 * ours to rewrite.
+	 */
+	if (!c || ((p.tcpflags & KLB_TCP_SYN) && klb_conn_done(c)))
 		return NF_ACCEPT;
 
 	local_bh_disable();
@@ -408,6 +412,17 @@ static unsigned int klb_ipv6_reply(void *priv, struct sk_buff *skb,
 	return klb_reply(skb, state, AF_INET6);
 }
 
+/*
+ * Forwarded replies are taken in FORWARD, after the filter and security
+ * tables (0, 50: firewall rules still see the backend's address) and before
+ * IPVS's reply hooks (99, 100): a backend answering a new klb connection on
+ * a client port that an IPVS connection to it used before would otherwise
+ * have its SYN-ACK claimed by IPVS's TIME_WAIT entry and sent to the client
+ * from the wrong VIP; the client resets it and retries a second later.
+ * POST_ROUTING keeps the replies this host makes itself (a local backend).
+ */
+#define KLB_PRI_FORWARD_REPLY	(NF_IP_PRI_SECURITY + 1)
+
 static const struct nf_hook_ops klb_nf_ops[] = {
 	{
 		.hook		= klb_ipv4_prerouting,
@@ -420,6 +435,12 @@ static const struct nf_hook_ops klb_nf_ops[] = {
 		.pf		= NFPROTO_IPV4,
 		.hooknum	= NF_INET_LOCAL_OUT,
 		.priority	= NF_IP_PRI_CONNTRACK - 1,
+	},
+	{
+		.hook		= klb_ipv4_reply,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_FORWARD,
+		.priority	= KLB_PRI_FORWARD_REPLY,
 	},
 	{
 		.hook		= klb_ipv4_reply,
@@ -444,6 +465,12 @@ static const struct nf_hook_ops klb_nf_ops[] = {
 		.pf		= NFPROTO_IPV6,
 		.hooknum	= NF_INET_LOCAL_OUT,
 		.priority	= NF_IP6_PRI_CONNTRACK - 1,
+	},
+	{
+		.hook		= klb_ipv6_reply,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_FORWARD,
+		.priority	= KLB_PRI_FORWARD_REPLY,
 	},
 	{
 		.hook		= klb_ipv6_reply,
