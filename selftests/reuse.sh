@@ -13,6 +13,14 @@
 # A round passes when every request is answered, no connect took more than
 # 500 ms, and the client retransmitted nothing (TcpRetransSegs).
 #
+# The backends keep no TIME_WAIT (tcp_max_tw_buckets=0): a backend's own
+# TIME_WAIT socket from a connection that reached it through another VIP
+# (the client's initial sequence number and timestamp offset depend on the
+# address it connects to) may answer the new SYN with an ACK of the old
+# connection, costing the client a second with any balancer that keeps the
+# client's address (nat, IPVS NAT). That is the backend's; this test is
+# about what the balancer itself does with a port that comes back.
+#
 #   nat, two VIPs on one pool: a port that comes back through the other VIP
 #     to the same backend has the reply tuple of its earlier connection
 #     (backend -> client:port), which is over and gives way
@@ -34,6 +42,7 @@ N=24
 
 topo_setup
 backends_start
+for i in 1 2 3; do be "$i" sysctl -qw net.ipv4.tcp_max_tw_buckets=0; done
 klb_load
 cli sysctl -qw net.ipv4.ip_local_port_range="40000 40015"
 

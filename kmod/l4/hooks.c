@@ -355,14 +355,19 @@ static unsigned int klb_reply(struct sk_buff *skb,
 	}
 
 	c = klb_conn_find(t, &p.flow, KLB_DIR_REPLY);
+	if (!c)
+		return NF_ACCEPT;
 	/*
 	 * A SYN-ACK on the tuple of a connection that is over answers a new
 	 * connection klb did not make (its SYN would have replaced this
-	 * entry): another balancer's to the same backend, IPVS's say. Not
-	 * ours to rewrite.
+	 * entry): another balancer's to the same backend, IPVS's say. The
+	 * tuple has a new owner: klb forgets its entry, so that neither this
+	 * packet nor the rest of that connection is rewritten as klb's.
 	 */
-	if (!c || ((p.tcpflags & KLB_TCP_SYN) && klb_conn_done(c)))
+	if ((p.tcpflags & KLB_TCP_SYN) && klb_conn_done(c)) {
+		klb_conn_expire(t, c);
 		return NF_ACCEPT;
+	}
 
 	local_bh_disable();
 	if (res == KLB_PARSE_BAD) {
