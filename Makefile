@@ -152,8 +152,9 @@ soak-run: all
 
 # The debug kernel (KASAN, lockdep, kmemleak, fault injection, UBSAN) built
 # from linux-source-6.1, cached in out/debug-kernel/ (tools/vm/build-debug-kernel),
-# and every VM selftest on it (tools/vm/vmtest-debug; VMTEST_DEBUG_TESTS=
-# "sched nl_fuzz" for some). Hours under emulation: not part of check.
+# and the VM selftests on it (tools/vm/vmtest-debug): by default its
+# standing subset (~3 h), VMTEST_DEBUG_TESTS=all every test (8-12 h),
+# VMTEST_DEBUG_TESTS="sched nl_fuzz" some. Not part of check.
 debug-kernel:
 	$(KLB_DEPS) linux-source-6.1 bc bison flex libelf-dev libssl-dev
 	tools/vm/build-debug-kernel >/dev/null
