@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HTTP/1.x head parser and chunked decoder (RFC 9112); see http_parse.h
- * for the API and the buffer contract.
+ * HTTP/1.x head parser (RFC 9112); see http_parse.h for the API and the
+ * buffer contract. The chunked body decoder is http_chunk.c.
  *
  * The parser works line by line: a line is parsed once its CRLF has
  * arrived, and msg.pos/msg.scan remember how far the buffer was looked at,
@@ -40,17 +40,6 @@ void klb_http_resp_init(struct klb_http_msg *m, u8 req_method)
 	msg_init(m);
 	m->is_response = 1;
 	m->method_id = req_method;
-}
-
-static bool is_ws(u8 c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* field-vchar, SP and HTAB: anything but CTLs and DEL. */
-static bool value_char(u8 c)
-{
-	return c == '\t' || (c >= 0x20 && c != 0x7f);
 }
 
 static bool eq_lit(const u8 *p, u32 len, const char *lit)
@@ -282,7 +271,7 @@ static int parse_status_line(struct klb_http_msg *m, const u8 *buf,
 	if (buf[i] != ' ')
 		return KLB_HTTP_E_STATUS_LINE;
 	for (i++; i < e; i++)
-		if (!value_char(buf[i]))
+		if (!klb_l7_value_char(buf[i]))
 			return KLB_HTTP_E_STATUS_LINE;
 	m->reason = (struct klb_http_span){ s + 13, e - s - 13 };
 	return 0;
@@ -308,13 +297,13 @@ static int field_cl(struct klb_http_msg *m, const u8 *p, u32 len)
 			return KLB_HTTP_E_CL_MISMATCH;
 		m->content_length = v;
 		m->flags |= KLB_HTTP_F_CONTENT_LENGTH;
-		while (i < len && is_ws(p[i]))
+		while (i < len && klb_l7_ws(p[i]))
 			i++;
 		if (i == len)
 			return 0;
 		if (p[i++] != ',')
 			return KLB_HTTP_E_CL_INVALID;
-		while (i < len && is_ws(p[i]))
+		while (i < len && klb_l7_ws(p[i]))
 			i++;
 	}
 }
@@ -331,7 +320,7 @@ static void field_te(struct klb_http_msg *m, const u8 *p, u32 len)
 
 	m->flags |= KLB_HTTP_F_TE;
 	while (i < len) {
-		while (i < len && (is_ws(p[i]) || p[i] == ','))
+		while (i < len && (klb_l7_ws(p[i]) || p[i] == ','))
 			i++;
 		if (i == len)
 			break;
@@ -352,7 +341,7 @@ static void field_te(struct klb_http_msg *m, const u8 *p, u32 len)
 		m->te_last_chunked = n > i && ieq_lit(p + i, n - i, "chunked");
 		/* Skip to the next element; anything but OWS or ;params is bad. */
 		i = n;
-		while (i < len && is_ws(p[i]))
+		while (i < len && klb_l7_ws(p[i]))
 			i++;
 		if (i < len && p[i] == ';')
 			params = true;
@@ -374,9 +363,9 @@ static void field_connection(struct klb_http_msg *m, const u8 *p, u32 len)
 	u32 i = 0, n;
 
 	while (i < len) {
-		while (i < len && (is_ws(p[i]) || p[i] == ','))
+		while (i < len && (klb_l7_ws(p[i]) || p[i] == ','))
 			i++;
-		for (n = i; n < len && p[n] != ',' && !is_ws(p[n]); n++)
+		for (n = i; n < len && p[n] != ',' && !klb_l7_ws(p[n]); n++)
 			;
 		if (ieq_lit(p + i, n - i, "close"))
 			m->flags |= KLB_HTTP_F_CONN_CLOSE;
@@ -393,22 +382,22 @@ static int parse_field(struct klb_http_msg *m, const u8 *buf, u32 s, u32 e,
 {
 	u32 i, v, ve;
 
-	if (is_ws(buf[s]))
+	if (klb_l7_ws(buf[s]))
 		return KLB_HTTP_E_OBS_FOLD;
 	for (i = s; i < e && klb_l7_tchar(buf[i]); i++)
 		;
 	if (i == e || i == s)
 		return KLB_HTTP_E_FIELD_NAME;
-	if (is_ws(buf[i]))
+	if (klb_l7_ws(buf[i]))
 		return KLB_HTTP_E_WS_BEFORE_COLON;
 	if (buf[i] != ':')
 		return KLB_HTTP_E_FIELD_NAME;
 	for (v = i + 1; v < e; v++)
-		if (!value_char(buf[v]))
+		if (!klb_l7_value_char(buf[v]))
 			return KLB_HTTP_E_FIELD_VALUE;
-	for (v = i + 1; v < e && is_ws(buf[v]); v++)
+	for (v = i + 1; v < e && klb_l7_ws(buf[v]); v++)
 		;
-	for (ve = e; ve > v && is_ws(buf[ve - 1]); ve--)
+	for (ve = e; ve > v && klb_l7_ws(buf[ve - 1]); ve--)
 		;
 	if (++m->fields > lim->max_fields)
 		return KLB_HTTP_E_TOO_MANY_FIELDS;
@@ -592,9 +581,9 @@ bool klb_http_field_find(const u8 *buf, const struct klb_http_msg *m,
 			;
 		*cursor = e + 2;
 		if (klb_l7_ieq(buf + s, c - s, (const u8 *)name, name_len)) {
-			for (v = c + 1; v < e && is_ws(buf[v]); v++)
+			for (v = c + 1; v < e && klb_l7_ws(buf[v]); v++)
 				;
-			for (ve = e; ve > v && is_ws(buf[ve - 1]); ve--)
+			for (ve = e; ve > v && klb_l7_ws(buf[ve - 1]); ve--)
 				;
 			*val = (struct klb_http_span){ v, ve - v };
 			return true;
@@ -666,186 +655,4 @@ u16 klb_http_err_status(int err)
 	}
 	/* Over-long request lines too: the issue asks for 400, not 414. */
 	return 400;
-}
-
-/* Chunked decoder states. */
-enum {
-	CS_SIZE0,	/* first hex digit of a chunk-size */
-	CS_SIZE,	/* more hex digits, BWS, ';' or CR */
-	CS_BWS,		/* whitespace after the size: only ';' may follow */
-	CS_EXT,		/* chunk-ext, skipped up to CR */
-	CS_SIZE_LF,	/* LF ending the size line */
-	CS_DATA,
-	CS_DATA_CR,	/* CRLF after chunk data */
-	CS_DATA_LF,
-	CS_TR_START,	/* start of a trailer line, or of the final CRLF */
-	CS_TR_NAME,
-	CS_TR_VALUE,
-	CS_TR_LF,
-	CS_END_LF,	/* LF of the final CRLF */
-	CS_DONE,
-	CS_ERR,
-};
-
-void klb_chunk_init(struct klb_chunk *c, u32 max_trailer)
-{
-	*c = (struct klb_chunk){ .max_trailer = max_trailer };
-}
-
-static int hexval(u8 ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	ch = klb_l7_lower(ch);
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	return -1;
-}
-
-static int chunk_fail(struct klb_chunk *c, int err)
-{
-	c->state = CS_ERR;
-	c->err = (u8)-err;
-	return err;
-}
-
-/* One framing byte; returns 0 or an error. */
-static int chunk_byte(struct klb_chunk *c, u8 ch)
-{
-	int h;
-
-	if (c->state <= CS_SIZE_LF && ++c->line > KLB_CHUNK_LINE_MAX)
-		return KLB_HTTP_E_CHUNK_EXT;
-	if (c->state >= CS_TR_START && ++c->trailer > c->max_trailer)
-		return KLB_HTTP_E_TRAILER_TOO_LARGE;
-	switch (c->state) {
-	case CS_SIZE0:
-	case CS_SIZE:
-		h = hexval(ch);
-		if (h >= 0) {
-			if (c->left > (U64_MAX_ >> 4))
-				return KLB_HTTP_E_CHUNK_SIZE;
-			c->left = c->left << 4 | h;
-			c->state = CS_SIZE;
-			return 0;
-		}
-		if (c->state == CS_SIZE0)
-			return KLB_HTTP_E_CHUNK_SIZE;
-		if (ch == '\r')
-			c->state = CS_SIZE_LF;
-		else if (ch == ';')
-			c->state = CS_EXT;
-		else if (is_ws(ch))
-			c->state = CS_BWS;
-		else
-			return KLB_HTTP_E_CHUNK_SIZE;
-		return 0;
-	case CS_BWS:
-		if (ch == ';')
-			c->state = CS_EXT;
-		else if (!is_ws(ch))
-			return KLB_HTTP_E_CHUNK_EXT;
-		return 0;
-	case CS_EXT:
-		if (ch == '\r')
-			c->state = CS_SIZE_LF;
-		else if (!value_char(ch))
-			return ch == '\n' ? KLB_HTTP_E_CHUNK_CRLF :
-					    KLB_HTTP_E_CHUNK_EXT;
-		return 0;
-	case CS_SIZE_LF:
-		if (ch != '\n')
-			return KLB_HTTP_E_CHUNK_CRLF;
-		c->line = 0;
-		c->state = c->left ? CS_DATA : CS_TR_START;
-		return 0;
-	case CS_DATA_CR:
-		if (ch != '\r')
-			return KLB_HTTP_E_CHUNK_CRLF;
-		c->state = CS_DATA_LF;
-		return 0;
-	case CS_DATA_LF:
-		if (ch != '\n')
-			return KLB_HTTP_E_CHUNK_CRLF;
-		c->state = CS_SIZE0;
-		return 0;
-	case CS_TR_START:
-		if (ch == '\r')
-			c->state = CS_END_LF;
-		else if (klb_l7_tchar(ch))
-			c->state = CS_TR_NAME;
-		else
-			return KLB_HTTP_E_TRAILER;	/* obs-fold, bare LF, ... */
-		return 0;
-	case CS_TR_NAME:
-		if (ch == ':')
-			c->state = CS_TR_VALUE;
-		else if (!klb_l7_tchar(ch))
-			return KLB_HTTP_E_TRAILER;
-		return 0;
-	case CS_TR_VALUE:
-		if (ch == '\r')
-			c->state = CS_TR_LF;
-		else if (!value_char(ch))
-			return KLB_HTTP_E_TRAILER;
-		return 0;
-	case CS_TR_LF:
-		if (ch != '\n')
-			return KLB_HTTP_E_TRAILER;
-		c->state = CS_TR_START;
-		return 0;
-	case CS_END_LF:
-		if (ch != '\n')
-			return KLB_HTTP_E_CHUNK_CRLF;
-		c->state = CS_DONE;
-		return 0;
-	}
-	return KLB_HTTP_E_CHUNK_SIZE;	/* not reached */
-}
-
-u64 klb_chunk_data_left(const struct klb_chunk *c)
-{
-	return c->state == CS_DATA ? c->left : 0;
-}
-
-void klb_chunk_skip(struct klb_chunk *c, u64 n)
-{
-	if (c->state != CS_DATA)
-		return;
-	c->left -= n < c->left ? n : c->left;
-	if (!c->left)
-		c->state = CS_DATA_CR;
-}
-
-int klb_chunk_feed(struct klb_chunk *c, const u8 *p, u32 len, u32 *used)
-{
-	u32 i;
-	int err;
-
-	*used = 0;
-	if (c->state == CS_ERR)
-		return -(int)c->err;
-	if (c->state == CS_DONE)
-		return KLB_CHUNK_DONE;
-	if (c->state == CS_DATA) {
-		if (!len)
-			return KLB_CHUNK_FRAMING;
-		*used = len < c->left ? len : (u32)c->left;
-		c->left -= *used;
-		if (!c->left)
-			c->state = CS_DATA_CR;
-		return KLB_CHUNK_DATA;
-	}
-	for (i = 0; i < len; i++) {
-		err = chunk_byte(c, p[i]);
-		if (err)
-			return chunk_fail(c, err);
-		if (c->state == CS_DATA || c->state == CS_DONE) {
-			*used = i + 1;
-			return c->state == CS_DONE ? KLB_CHUNK_DONE :
-						     KLB_CHUNK_FRAMING;
-		}
-	}
-	*used = len;
-	return KLB_CHUNK_FRAMING;
 }

@@ -38,6 +38,18 @@ static inline bool klb_l7_tchar(u8 c)
 	return false;
 }
 
+/* RFC 9110 whitespace inside a line: SP and HTAB. */
+static inline bool klb_l7_ws(u8 c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* field-vchar, SP and HTAB: anything but CTLs and DEL. */
+static inline bool klb_l7_value_char(u8 c)
+{
+	return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
 /* Case-insensitive equality of two byte strings of known lengths. */
 static inline bool klb_l7_ieq(const u8 *a, u32 alen, const u8 *b, u32 blen)
 {

@@ -669,6 +669,21 @@ static void test_chunked(void)
 			{ "4 \r\nWiki\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
 			{ "4;a\nWiki", 64, KLB_HTTP_E_CHUNK_CRLF },
 			{ "4;a\x01\r\nWiki", 64, KLB_HTTP_E_CHUNK_EXT },
+			/* RFC 9112 7.1.1: chunk-ext = *( BWS ";" BWS name [ BWS "=" BWS value ] ) */
+			{ "5;a=\"unbalanced\r\nhello\r\n0\r\n\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;\r\nhi\r\n0\r\n\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2; \r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;;a\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;=b\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;a=\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;a=b c\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;a b\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;a=b=c\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;a=\"x\"y\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;a=\"x\x01\"\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;a=\"x\\\x7f\"\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;a@b\r\nhi\r\n", 64, KLB_HTTP_E_CHUNK_EXT },
+			{ "2;a=\"x\nhi", 64, KLB_HTTP_E_CHUNK_CRLF },
 			{ "4\r\rWiki", 64, KLB_HTTP_E_CHUNK_CRLF },
 			{ "4\r\nWikiX\r\n", 64, KLB_HTTP_E_CHUNK_CRLF },
 			{ "4\r\nWiki\n0\r\n\r\n", 64, KLB_HTTP_E_CHUNK_CRLF },
@@ -688,6 +703,23 @@ static void test_chunked(void)
 			tap_ok(rc == bad[i].err && klb_http_err_status(rc) == 400,
 			       "chunked refused: '%s' -> %s (got %d)", esc(bad[i].body),
 			       klb_http_err_name(bad[i].err), rc);
+		}
+	}
+	{
+		/* Extensions the grammar allows: BWS, values, quoted pairs. */
+		static const char *const good[] = {
+			"2;a\r\nhi\r\n0\r\n\r\n",
+			"2 ; a ; b = c\t;d=\"\"\r\nhi\r\n0\r\n\r\n",
+			"2;a=\"x y;z=\\\"q\\\\\" ;b\r\nhi\r\n0\r\n\r\n",
+			"2;name=\"\xc3\xa9\"\r\nhi\r\n0\r\n\r\n",
+			"2;!#$%&'*+-.^_`|~=!#$%&'*+-.^_`|~\r\nhi\r\n0\r\n\r\n",
+		};
+
+		for (i = 0; i < ARRAY_SIZE(good); i++) {
+			rc = chunk_decode(good[i], strlen(good[i]), 1 + i, 64, out,
+					  &outlen, &end);
+			tap_ok(rc == KLB_CHUNK_DONE && outlen == 2 && !memcmp(out, "hi", 2),
+			       "chunked: extension allowed: '%s' (got %d)", esc(good[i]), rc);
 		}
 	}
 	{
