@@ -120,10 +120,13 @@ f1=$(fails)
 diag "flapping: $pubs publishes, $((f1 - f0)) failed probes"
 check_range "publishes while health flapped" "$pubs" 3 1000000
 check_range "failed probes while the routes flapped" "$((f1 - f0))" 50 100000000
-poll_until 60 eval '[ "$(healthy_n)" = $N ]'
-check_eq "all $N healthy after the flapping" "$(healthy_n)" $N
+# Back to the slower check first: with the 400 ms timeout and fall 1, a
+# host busy with other VMs fails probes at random (13 of 200 healthy after
+# 60 s, with five VMs on the 2 cores), which says nothing of the race.
 # shellcheck disable=SC2086 # CHECK is words
 check "big: $CHECK again" klbctl pool set big $CHECK rise 1 fall 2
+poll_until 60 eval '[ "$(healthy_n)" = $N ]'
+check_eq "all $N healthy after the flapping" "$(healthy_n)" $N
 
 # ---- netns deletion with probes in flight ------------------------------------------------
 NSX=klbhc$$
