@@ -90,7 +90,7 @@ for r in 1 2; do
 	reuse_round "nat v6, VIP a, round $r" $VIP6 80
 	reuse_round "nat v6, VIP b, round $r" $VIP6C 80
 done
-tw=$(klbctl -j conn show | jq '[.[] | select(.state == "TIME_WAIT")] | length')
+tw=$(klbctl -j conn show | jq '[.[] | select(.state == "time_wait")] | length')
 check "nat: klb held the earlier connections in TIME_WAIT ($tw entries)" test "$tw" -ge 8
 no_drops n4a n4b n6a n6b
 
