@@ -115,7 +115,7 @@ snap=$rel/snap
 mkdir -p "$top/$snap/tools/klbctl" "$top/$snap/selftests" "$top/$snap/bench"
 cp "$top/klb.ko" "$top/$snap/"
 cp "$top/tools/klbctl/klbctl" "$top/$snap/tools/klbctl/"
-cp "$top/selftests/lib.sh" "$top/$snap/selftests/"
+cp "$top/selftests/lib.sh" "$top/selftests/kernel_log.sh" "$top/$snap/selftests/"
 cp "$top/bench/guest.sh" "$top/bench/wrk-json.lua" "$top/$snap/bench/"
 
 host_json() {
