@@ -13,8 +13,9 @@
 #                [--publish]
 #
 #   --quick     a few seconds per cell, one round, bulk with 2 streams only,
-#               churn 1 round per port range (make bench-quick): proves the
-#               harness works, measures nothing worth keeping
+#               churn 1 round with the narrow client port range (make
+#               bench-quick): proves the harness works, measures nothing
+#               worth keeping
 #   (default)   3 rounds of 6 s per cell (make bench), 60-80 min; churn
 #               5 rounds per port range of 4 s (conn/s) + 2 s (keep-alive)
 #   --churn-rounds N  --churn-ports 1024-65535,32768-34815   the churn
@@ -83,6 +84,7 @@ if [ $quick -eq 1 ]; then
 	dur=${dur:-2}
 	bstreams=${bstreams:-2}
 	crounds=${crounds:-1}
+	cports=${cports:-32768-34815}
 	cdur=2
 	ckadur=1
 	kind=quick
@@ -104,7 +106,9 @@ fi
 # streams, both MTUs) x 3 rounds x 6 s fit in about 75 min idle; 90 min is
 # the cap. Quick (89 cells x 2 s, 10 of them the modes' conn and req0;
 # ~70 s more than without them): ~6 min idle, 9 min (543 s) seen with the
-# host at load 8, at most 10.
+# host at load 8, at most 10. churn comes last: in a full run 10 rounds x 5
+# configurations x (4 s + 2 s keep-alive), ~8 min; quick, one round of
+# 2 s + 1 s, about a minute.
 if [ $quick -eq 1 ]; then
 	deadline=${BENCH_DEADLINE:-600}
 else
