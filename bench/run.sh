@@ -107,8 +107,8 @@ fi
 # the cap. Quick (89 cells x 2 s, 10 of them the modes' conn and req0;
 # ~70 s more than without them): ~6 min idle, 9 min (543 s) seen with the
 # host at load 8, at most 10. churn comes last: in a full run 10 rounds x 5
-# configurations x (4 s + 2 s keep-alive), ~8 min; quick, one round of
-# 2 s + 1 s, about a minute.
+# configurations x (4 s + 2 s keep-alive), ~8 min idle, 18 min seen at
+# load 10; quick, one round of 2 s + 1 s, about a minute.
 if [ $quick -eq 1 ]; then
 	deadline=${BENCH_DEADLINE:-600}
 else
