@@ -8,7 +8,8 @@
 #   bench/guest.sh --out DIR [--rounds N] [--duration SECS] [--deadline SECS]
 #                  [--tests LIST] [--configs LIST] [--threads N]
 #                  [--bulk-streams LIST] [--bulk-mtus LIST] [--profile LIST]
-#                  [--mode-streams LIST]
+#                  [--mode-streams LIST] [--churn-rounds N] [--churn-duration SECS]
+#                  [--churn-ka-duration SECS] [--churn-ports LIST]
 #
 # Topology (selftests/lib.sh, one backend):
 #
@@ -26,12 +27,19 @@
 #   bulk-put-*   wrk PUT of a 4 MB body   (the same; the backend stores it)
 #   bulk-tls-*   wrk GET over TLS, 16 MB  direct klb-tls haproxy-tcp
 # "bulk" in --tests stands for all of them; a cell can be named alone.
-# churn: conn (Connection: close) again, but each configuration stays up
-# across all its rounds, run back to back after the other tests (as a
-# balancer runs in production): the connection tables fill with the
-# closed connections of the rounds before (TIME_WAIT) and the client
-# reuses its ports; one result per round (klb-nat ipvs-nat klb-http
-# haproxy-http), and the size of klb's or IPVS's table before each.
+# churn: after the other tests, klb-nat, ipvs-nat, klb-fnat, klb-http and
+# haproxy-http are configured together, once, and kept up across all the
+# churn rounds (as a balancer runs in production: klb and IPVS side by
+# side in one netns, issue 33). Round r runs each configuration in turn,
+# each a Connection: close run (conn/s, wrk -t1 -c32, --churn-duration)
+# then a short keep-alive run (churn-ka, --churn-ka-duration). The
+# connection tables fill with the closed connections of the rounds before
+# (TIME_WAIT) and the client reuses its ports. --churn-ports: the client's
+# ip_local_port_range of each phase of --churn-rounds rounds, rounds
+# numbered on across phases (default "1024-65535 32768-34815": the
+# issue's range, then 2048 ports, fewer than one run's connections, so a
+# port comes back within seconds to every VIP). Each run records the
+# client's TcpRetransSegs delta; each round the tables' sizes before it.
 #
 # --profile TEST:CFG,...: after the rounds, one more run of each such cell
 # under `perf record -a` (cpu-clock, every CPU, every namespace), kept out
@@ -62,7 +70,8 @@
 # via 10.0.1.50 and (tun) has tunl0 up with rp_filter 0.
 # klb and IPVS are configured just before each of their runs and removed
 # just after it (both register their netfilter hooks only while a service
-# exists), so no configuration runs with another one's hooks in its path.
+# exists), so no configuration runs with another one's hooks in its path
+# (but in churn, which keeps its five up together on purpose).
 # haproxy and nginx run all along (idle when it is not their turn).
 #
 # Writes into DIR: meta.json, probes.jsonl (one line per configuration:
@@ -83,6 +92,10 @@ BULK_PUT_BYTES=$((4 << 20))
 PROFILE=
 CONFIGS="direct klb-nat klb-http klb-tls ipvs-nat haproxy-http haproxy-tcp nginx-proxy klb-fnat klb-dr klb-tun ipvs-dr ipvs-tun"
 MODE_STREAMS="1 4"
+CHURN_ROUNDS=5
+CHURN_DUR=4
+CHURN_KA_DUR=2
+CHURN_PORTS="1024-65535 32768-34815"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) OUT=$2; shift 2 ;;
@@ -96,6 +109,10 @@ while [ $# -gt 0 ]; do
 	--bulk-mtus) BULK_MTUS=${2//,/ }; shift 2 ;;
 	--profile) PROFILE=${2//,/ }; shift 2 ;;
 	--mode-streams) MODE_STREAMS=${2//,/ }; shift 2 ;;
+	--churn-rounds) CHURN_ROUNDS=$2; shift 2 ;;
+	--churn-duration) CHURN_DUR=$2; shift 2 ;;
+	--churn-ka-duration) CHURN_KA_DUR=$2; shift 2 ;;
+	--churn-ports) CHURN_PORTS=${2//,/ }; shift 2 ;;
 	*) echo "guest.sh: unknown argument $1" >&2; exit 1 ;;
 	esac
 done
@@ -129,6 +146,9 @@ for _t in $TESTS; do
 	_tests+=" $_t"
 done
 TESTS=${_tests# }
+for _p in $CHURN_PORTS; do
+	[[ $_p =~ ^[0-9]+-[0-9]+$ ]] || { echo "guest.sh: --churn-ports: $_p is not LOW-HIGH" >&2; exit 1; }
+done
 [ "${KLB_VM:-0}" = 1 ] || { echo "guest.sh: runs only inside the test VM (bench/run.sh)" >&2; exit 1; }
 
 BENCH=$(cd "$(dirname "$0")" && pwd)
@@ -279,7 +299,7 @@ lb_rx() {
 # bridge: the direct return path of dr and tun) received; 0 without it
 cli_drx() {
 	local l a
-	if [ -n "${CLI_ANCHOR:-}" ]; then
+	if [ "$DSR" = 1 ]; then
 		while read -r l; do
 			if [[ "$l" == "eth1:"* ]]; then
 				a=(${l#*:})
@@ -289,6 +309,36 @@ cli_drx() {
 		done <"/proc/$CLI_ANCHOR/net/dev"
 	fi
 	printf -v "$1" 0
+}
+# net_field VAR FILE PREFIX FIELD: FIELD of the PREFIX lines (a header
+# line, then a value line) of /proc/net/FILE in the client netns
+net_field() {
+	local l h=() v=() i
+	while read -r l; do
+		[[ "$l" == "$3 "* ]] || continue
+		if [ ${#h[@]} -eq 0 ]; then
+			h=($l)
+		else
+			v=($l)
+			break
+		fi
+	done <"/proc/$CLI_ANCHOR/net/$2"
+	for i in "${!h[@]}"; do
+		if [ "${h[i]}" = "$4" ]; then
+			printf -v "$1" '%s' "${v[i]:-0}"
+			return
+		fi
+	done
+	printf -v "$1" 0
+}
+# cli_retrans VAR: "SEGS SYNS": TCP segments the client retransmitted
+# (RetransSegs of Tcp: in /proc/net/snmp), and of them its SYNs
+# (TCPSynRetrans of TcpExt: in /proc/net/netstat), in the client netns
+cli_retrans() {
+	local a b
+	net_field a snmp Tcp: RetransSegs
+	net_field b netstat TcpExt: TCPSynRetrans
+	printf -v "$1" '%s %s' "$a" "$b"
 }
 # ipvs_conns VAR: connections IPVS scheduled in the balancer ns (its total;
 # IPVS folds its per-CPU counters into it every 2 s only)
@@ -374,6 +424,8 @@ ver() { "$@" 2>&1 | head -n1; }
 		"$ROUNDS" "$DUR" "$THREADS" $CONNS_SMALL $CONNS_BIG $CONNS_TLS
 	printf '"bulk":{"streams":%s,"mtus":%s,"get_bytes":%s,"put_bytes":%s},' \
 		"$(jstr "$BULK_STREAMS")" "$(jstr "$BULK_MTUS")" $BULK_GET_BYTES $BULK_PUT_BYTES
+	printf '"churn":{"rounds_per_phase":%s,"duration_s":%s,"ka_duration_s":%s,"client_ports":%s,"threads":1},' \
+		"$CHURN_ROUNDS" "$CHURN_DUR" "$CHURN_KA_DUR" "$(jstr "$CHURN_PORTS")"
 	printf '"tests":%s,"configs":%s,"user_hz":%s}\n' "$(jstr "$TESTS")" "$(jstr "$CONFIGS")" "$(getconf CLK_TCK)"
 } >"$OUT/meta.json"
 log "kernel $(uname -r), $(nproc) CPUs; rounds $ROUNDS x ${DUR}s; tests: $TESTS"
@@ -412,10 +464,8 @@ nsh_start lb "$NS_LB"
 nsh_start be "${NS_BE[1]}"
 bg "$NS_LB" sleep 1000000
 LB_ANCHOR=$BG_PID
-if [ "$DSR" = 1 ]; then
-	bg "$NS_CLI" sleep 1000000
-	CLI_ANCHOR=$BG_PID
-fi
+bg "$NS_CLI" sleep 1000000
+CLI_ANCHOR=$BG_PID
 
 # The balancer: the Stingray tunings (per-netns keys; the global ones are
 # set from the initial namespace). The client: what conn/s tests need.
@@ -744,8 +794,8 @@ cfg_down() {
 }
 # mode_cell CFG TEST: does CFG run in TEST? The forwarding-mode
 # configurations run in conn, req0 and the bulk-tcp cells of MODE_STREAMS
-# streams (or named in --tests); every other configuration wherever its
-# scheme is served.
+# streams (or named in --tests), klb-fnat in churn too; every other
+# configuration wherever its scheme is served.
 mode_cell() {
 	local n
 	case $1 in
@@ -754,6 +804,7 @@ mode_cell() {
 	esac
 	case $2 in
 	conn|req0) return 0 ;;
+	churn) [ "$1" = klb-fnat ] ;;
 	bulk-tcp-p*)
 		[[ "$NAMED" == *" $2 "* ]] && return 0
 		n=${2#bulk-tcp-p}
@@ -898,9 +949,10 @@ probe() {
 # test_info TEST: TI_SCH (http, https, iperf) TI_PATH TI_CONNS TI_CLOSE (1:
 # the requests say Connection: close) TI_MTU (of every link) TI_PUT (bytes
 # of each PUT body, 0: GET) TI_CONFIGS (the configurations it runs with,
-# empty: all that serve TI_SCH)
+# empty: all that serve TI_SCH; for churn also their order in a round)
+# TI_THREADS (wrk's) TI_DUR (seconds of each run)
 test_info() {
-	TI_MTU=1500 TI_PUT=0 TI_CONFIGS=
+	TI_MTU=1500 TI_PUT=0 TI_CONFIGS= TI_THREADS=$THREADS TI_DUR=$DUR
 	if [[ "$1" =~ ^bulk-([a-z]+)-p([0-9]+)-m([0-9]+)$ ]]; then
 		TI_CONNS=${BASH_REMATCH[2]} TI_MTU=${BASH_REMATCH[3]} TI_CLOSE=0
 		case ${BASH_REMATCH[1]} in
@@ -916,8 +968,12 @@ test_info() {
 	fi
 	case $1 in
 	conn) TI_SCH=http TI_PATH=/0b TI_CONNS=$CONNS_SMALL TI_CLOSE=1 ;;
-	churn) TI_SCH=http TI_PATH=/0b TI_CONNS=$CONNS_SMALL TI_CLOSE=1
-		TI_CONFIGS="klb-nat ipvs-nat klb-http haproxy-http" ;;
+	# churn: as issue 33 measured it, wrk -t1 -c32; churn-ka: the
+	# keep-alive run that follows each churn run (churn_cell)
+	churn|churn-ka) TI_SCH=http TI_PATH=/0b TI_CONNS=$CONNS_SMALL TI_CLOSE=1
+		TI_THREADS=1 TI_DUR=$CHURN_DUR
+		[ "$1" = churn-ka ] && TI_CLOSE=0 TI_DUR=$CHURN_KA_DUR
+		TI_CONFIGS="klb-nat ipvs-nat klb-fnat klb-http haproxy-http" ;;
 	req0) TI_SCH=http TI_PATH=/0b TI_CONNS=$CONNS_SMALL TI_CLOSE=0 ;;
 	req2k) TI_SCH=http TI_PATH=/2k TI_CONNS=$CONNS_SMALL TI_CLOSE=0 ;;
 	req8k) TI_SCH=http TI_PATH=/8k TI_CONNS=$CONNS_SMALL TI_CLOSE=0 ;;
@@ -974,10 +1030,10 @@ RUN_FAILS=0
 # for iperf3 the shell samples around the client (includes its start-up).
 run_one() {
 	local test=$1 cfg=$2 round=$3 sch path conns close addr raw hdr= rc out
-	local pk0 pk1 iv0 iv1 dx0 dx1 res= line status=ok reason= tool extra= threads=$THREADS
+	local pk0 pk1 iv0 iv1 dx0 dx1 rt0 rt1 sy0 sy1 res= line status=ok reason= tool extra= threads dur
 	local wto=10s put=
 	test_info "$test"
-	sch=$TI_SCH path=$TI_PATH conns=$TI_CONNS close=$TI_CLOSE
+	sch=$TI_SCH path=$TI_PATH conns=$TI_CONNS close=$TI_CLOSE threads=$TI_THREADS dur=$TI_DUR
 	mtu_set "$TI_MTU"
 	# bulk: one wrk thread per stream up to THREADS; big files take long
 	if [[ $test == bulk-* ]]; then
@@ -990,8 +1046,8 @@ run_one() {
 	cfg_procs "$cfg"
 	raw=$OUT/raw/$test-$cfg-r$round.txt
 	local t0=$EPOCHREALTIME t1 t2 t3
-	# churn: the configuration stays up across the rounds (churn_cell)
-	if [ "$test" = churn ]; then
+	# churn: the configurations stay up across the rounds (churn_cell)
+	if [[ $test == churn* ]]; then
 		:
 	elif ! out=$(cfg_up "$cfg" 2>&1); then
 		cfg_down "$cfg" >/dev/null 2>&1
@@ -1005,6 +1061,8 @@ run_one() {
 	t1=$EPOCHREALTIME
 	lb_rx pk0
 	cli_drx dx0
+	cli_retrans rt0
+	read -r rt0 sy0 <<<"$rt0"
 	ipvs_conns iv0
 	if [ "$sch" = iperf ]; then
 		local cpu0 cpu1 kt0 kt1 lp0 lp1 bp0 bp1
@@ -1013,7 +1071,7 @@ run_one() {
 		bp0=$(proc_ticks $BE_PIDS)
 		kthread_sample kt0
 		cpu_sample cpu0
-		nsh -t $((DUR + 90)) cli "timeout -k 5 $((DUR + 60)) iperf3 -c ${addr%:*} -p ${addr#*:} -P $conns -t $DUR -J --connect-timeout 5000 >$raw 2>&1"
+		nsh -t $((dur + 90)) cli "timeout -k 5 $((dur + 60)) iperf3 -c ${addr%:*} -p ${addr#*:} -P $conns -t $dur -J --connect-timeout 5000 >$raw 2>&1"
 		rc=$?
 		cpu_sample cpu1
 		kthread_sample kt1
@@ -1031,7 +1089,7 @@ run_one() {
 			retransmits: (.end.sum_sent.retransmits // 0), error: .error}' "$raw" 2>/dev/null)
 	else
 		tool=wrk
-		nsh -t $((DUR + 90)) cli "$put BENCH_LB_PIDS='$PROCS' BENCH_BE_PIDS='$BE_PIDS' timeout -k 5 $((DUR + 60)) wrk -t $threads -c $conns -d ${DUR}s --timeout $wto -s $LUA $hdr $sch://$addr$path >$raw 2>&1"
+		nsh -t $((dur + 90)) cli "$put BENCH_LB_PIDS='$PROCS' BENCH_BE_PIDS='$BE_PIDS' timeout -k 5 $((dur + 60)) wrk -t $threads -c $conns -d ${dur}s --timeout $wto -s $LUA $hdr $sch://$addr$path >$raw 2>&1"
 		rc=$?
 		while IFS= read -r line; do
 			[[ "$line" == "WRKJSON "* ]] && res=${line#WRKJSON }
@@ -1039,10 +1097,12 @@ run_one() {
 		extra=',"cpu_window":"wrk"'
 	fi
 	ipvs_conns iv1
+	cli_retrans rt1
+	read -r rt1 sy1 <<<"$rt1"
 	cli_drx dx1
 	lb_rx pk1
 	t2=$EPOCHREALTIME
-	[ "$test" = churn ] ||
+	[[ $test == churn* ]] ||
 		cfg_down "$cfg" >/dev/null 2>&1 || { status=failed; reason="removing the configuration failed"; }
 	t3=$EPOCHREALTIME
 	if [ $rc -ne 0 ] || [ -z "$res" ]; then
@@ -1056,10 +1116,10 @@ run_one() {
 	[ "$close" = 1 ] && cj=true
 	# wall time of each step, ms: configure, client (incl. its start-up), remove
 	t0=${t0//[.,]/} t1=${t1//[.,]/} t2=${t2//[.,]/} t3=${t3//[.,]/}
-	printf '{"test":"%s","config":"%s","round":%s,"status":"%s","reason":%s,"tool":"%s","url":"%s","threads":%s,"conns":%s,"connection_close":%s,"mtu":%s,"put_bytes":%s,"duration_s":%s,"result":%s%s,"lb_rx_packets":%s,"cli_direct_rx_packets":%s,"ipvs_conns":%s,"t":%s,"wall_ms":{"configure":%s,"client":%s,"remove":%s}}\n' \
+	printf '{"test":"%s","config":"%s","round":%s,"status":"%s","reason":%s,"tool":"%s","url":"%s","threads":%s,"conns":%s,"connection_close":%s,"mtu":%s,"put_bytes":%s,"duration_s":%s,"result":%s%s%s,"lb_rx_packets":%s,"cli_direct_rx_packets":%s,"cli_retrans_segs":%s,"cli_syn_retrans":%s,"ipvs_conns":%s,"t":%s,"wall_ms":{"configure":%s,"client":%s,"remove":%s}}\n' \
 		"$test" "$cfg" "$round" "$status" "$rj" "$tool" "$sch://$addr$path" "$threads" "$conns" \
-		"$cj" "$TI_MTU" "$TI_PUT" "$DUR" "$res" "$extra" \
-		$((pk1 - pk0)) $((dx1 - dx0)) $((iv1 - iv0)) $((SECONDS - T0)) \
+		"$cj" "$TI_MTU" "$TI_PUT" "$dur" "$res" "$extra" "${RUN_EXTRA:-}" \
+		$((pk1 - pk0)) $((dx1 - dx0)) $((rt1 - rt0)) $((sy1 - sy0)) $((iv1 - iv0)) $((SECONDS - T0)) \
 		$(((t1 - t0) / 1000)) $(((t2 - t1) / 1000)) $(((t3 - t2) / 1000)) >>"$OUT/runs.jsonl"
 	if [ "$status" = ok ]; then
 		local v n=0 us=1 by=0 errs= busy=0 k
@@ -1077,6 +1137,7 @@ run_one() {
 		fi
 		[ -n "$errs" ] && v="$v, errors $errs"
 		[ "$n" -gt 0 ] && v="$v, cpu $((busy * 10000 / n)) us/req"
+		[ $((rt1 - rt0)) -gt 0 ] && v="$v, client retransmitted $((rt1 - rt0)) segments ($((sy1 - sy0)) SYNs)"
 		log "$test $cfg r$round: $v (busy $busy ticks)"
 	else
 		log "$test $cfg r$round: FAILED: $reason"
@@ -1123,44 +1184,96 @@ for round in $(seq 1 "$ROUNDS"); do
 	done
 done
 
-# conn_table CFG: entries in the balancer's connection table (klb's, or
-# IPVS's: its connections, TIME_WAIT included); - for a proxy
-conn_table() {
-	case $1 in
-	klb-*) nsh lb "$KLBCTL_BIN -j conn show" 2>/dev/null | jq -r 'length' 2>/dev/null || echo - ;;
-	ipvs-*) nsh lb "ipvsadm -Lnc" 2>/dev/null | tail -n +3 | wc -l ;;
-	*) echo - ;;
-	esac
+# churn_tables VAR: the tables' sizes now, as JSON members: klb's
+# connection table (every klb service: nat and fnat entries, TIME_WAIT
+# included), its L7 sessions, IPVS's connections (TIME_WAIT included) and
+# the client's TIME_WAIT sockets
+churn_tables() {
+	local s k=-1 l=-1 i c
+	s=$(nsh lb "$KLBCTL_BIN -j stats")
+	[[ "$s" =~ \"entries\":([0-9]+) ]] && k=${BASH_REMATCH[1]}
+	[[ "$s" =~ \"sessions\":([0-9]+) ]] && l=${BASH_REMATCH[1]}
+	i=$(($(wc -l <"/proc/$LB_ANCHOR/net/ip_vs_conn" 2>/dev/null || echo 1) - 1))
+	c=$(nsh cli "ss -Htan state time-wait | wc -l")
+	printf -v "$1" '"klb":%s,"klb_l7_sessions":%s,"ipvs":%s,"client_time_wait":%s' "$k" "$l" "$i" "${c:--1}"
 }
-# churn_cell CFG: the configuration up once, conn ROUNDS times in a row
+# churn_up CFG...: every churn configuration at once. The klb ones go in
+# one restore (a restore replaces klb's whole configuration), their pools
+# renamed apart (nat-web, fnat-web, http-web...).
+churn_up() {
+	local c f=$TMPD/klb-churn.conf klb=0
+	: >"$f"
+	for c; do
+		case $c in
+		klb-*)
+			klb=1
+			sed -E "s/^(pool add|backend add) /\1 ${c#klb-}-/; s/ pool ([^ ]+)/ pool ${c#klb-}-\1/" \
+				"$TMPD/$c.conf" >>"$f" || return 1 ;;
+		*) cfg_up "$c" || return 1 ;;
+		esac
+	done
+	[ $klb = 0 ] || nsh lb "$KLBCTL_BIN restore -f $f"
+}
+churn_down() {
+	local c rc=0
+	for c; do
+		cfg_down "$c" || rc=1
+	done
+	return $rc
+}
+# churn_cell: the churn configurations up together, once; then for each
+# client port range of CHURN_PORTS, CHURN_ROUNDS rounds, each running
+# every configuration in turn: conn/s (churn), then keep-alive (churn-ka).
 churn_cell() {
-	local cfg=$1 round out
-	if ! out=$(cfg_up "$cfg" 2>&1); then
-		cfg_down "$cfg" >/dev/null 2>&1
-		for round in $(seq 1 "$ROUNDS"); do
-			printf '{"test":"churn","config":"%s","round":%s,"status":"failed","reason":%s}\n' "$cfg" "$round" \
+	local cfgs= cfg t round=0 r ports out tb
+	test_info churn
+	for cfg in $TI_CONFIGS; do
+		[[ " ${CELLS[churn]:-} " == *" $cfg "* ]] && cfgs+=" $cfg"
+	done
+	[ -n "$cfgs" ] || return
+	if ! out=$(churn_up $cfgs 2>&1); then
+		churn_down $cfgs >/dev/null 2>&1
+		for cfg in $cfgs; do
+			printf '{"test":"churn","config":"%s","round":1,"status":"failed","reason":%s}\n' "$cfg" \
 				"$(jstr "configuration failed: $out")" >>"$OUT/runs.jsonl"
 		done
-		log "churn $cfg: configuration failed: $out"
+		log "churn: configuration failed: $out"
 		RUN_FAILS=$((RUN_FAILS + 1))
 		return
 	fi
-	for round in $(seq 1 "$ROUNDS"); do
-		if [ $((SECONDS - T0)) -ge "$DEADLINE" ]; then
-			printf '{"test":"churn","config":"%s","round":%s,"status":"skipped","reason":"time budget (%ss) spent"}\n' \
-				"$cfg" "$round" "$DEADLINE" >>"$OUT/runs.jsonl"
-			continue
+	log "churn: up together:$cfgs"
+	for ports in $CHURN_PORTS; do
+		if ! out=$(nsh cli "sysctl -qw net.ipv4.ip_local_port_range='${ports%-*} ${ports#*-}'"); then
+			log "churn: client ports $ports: $out"
+			RUN_FAILS=$((RUN_FAILS + 1))
+			break
 		fi
-		log "churn $cfg r$round: connection table before: $(conn_table "$cfg") entries"
-		run_one churn "$cfg" "$round"
+		for r in $(seq 1 "$CHURN_ROUNDS"); do
+			round=$((round + 1))
+			churn_tables tb
+			log "churn r$round, client ports $ports: tables before: ${tb//\"/}"
+			RUN_EXTRA=",\"client_ports\":\"$ports\",\"tables_before\":{$tb}"
+			for cfg in $cfgs; do
+				for t in churn churn-ka; do
+					if [ $((SECONDS - T0)) -ge "$DEADLINE" ]; then
+						printf '{"test":"%s","config":"%s","round":%s,"status":"skipped","reason":"time budget (%ss) spent"}\n' \
+							"$t" "$cfg" "$round" "$DEADLINE" >>"$OUT/runs.jsonl"
+						continue
+					fi
+					run_one "$t" "$cfg" "$round"
+				done
+			done
+		done
 	done
-	log "churn $cfg: connection table after: $(conn_table "$cfg") entries"
-	cfg_down "$cfg" >/dev/null 2>&1 || { log "churn $cfg: removing the configuration failed"; RUN_FAILS=$((RUN_FAILS + 1)); }
+	RUN_EXTRA=
+	churn_tables tb
+	log "churn: tables after: ${tb//\"/}"
+	nsh lb "$KLBCTL_BIN -s service show; ipvsadm -Ln --stats" >"$OUT/raw/churn-services.txt" 2>&1
+	churn_down $cfgs >/dev/null 2>&1 || { log "churn: removing the configurations failed"; RUN_FAILS=$((RUN_FAILS + 1)); }
+	nsh cli "sysctl -qw net.ipv4.ip_local_port_range='1024 65535'" || bail "client ports back to 1024-65535"
 }
 if [[ " $TESTS " == *" churn "* ]]; then
-	for cfg in ${CELLS[churn]:-}; do
-		churn_cell "$cfg"
-	done
+	churn_cell
 fi
 
 # profile TEST CFG: one run of the cell under perf, not recorded as a

@@ -9,12 +9,17 @@
 #   bench/run.sh [--quick] [--rounds N] [--duration SECS] [--tests LIST]
 #                [--configs LIST] [--threads N] [--name NAME] [--no-build]
 #                [--bulk-streams LIST] [--bulk-mtus LIST] [--profile LIST]
-#                [--mode-streams LIST] [--publish]
+#                [--mode-streams LIST] [--churn-rounds N] [--churn-ports LIST]
+#                [--publish]
 #
-#   --quick     a few seconds per cell, one round, bulk with 2 streams only
-#               (make bench-quick): proves the harness works, measures
-#               nothing worth keeping
-#   (default)   3 rounds of 6 s per cell (make bench), 60-80 min
+#   --quick     a few seconds per cell, one round, bulk with 2 streams only,
+#               churn 1 round with the narrow client port range (make
+#               bench-quick): proves the harness works, measures nothing
+#               worth keeping
+#   (default)   3 rounds of 6 s per cell (make bench), 60-80 min; churn
+#               5 rounds per port range of 4 s (conn/s) + 2 s (keep-alive)
+#   --churn-rounds N  --churn-ports 1024-65535,32768-34815   the churn
+#               cell: rounds per client port range, and the ranges
 #   --bulk-streams 1,2,4,8  --bulk-mtus 1500,9000   the bulk test's matrix
 #   --mode-streams 1,4  the stream counts of the bulk-tcp cells the
 #               forwarding modes (klb-fnat, klb-dr, klb-tun, ipvs-dr,
@@ -26,6 +31,8 @@
 #   BENCH_DEADLINE=SECS  stop starting runs after SECS in the guest
 #               (default 600 quick, 5400 full)
 #   --publish   copy report.md and the PNGs to Documentation/bench/
+#   KLB_VM_KO=PATH  run that klb.ko instead of the tree's (an older build,
+#               to compare)
 #
 # Results: out/bench/NAME/ (results.json with every run, report.md, *.png,
 # guest.log, raw/ client outputs); out/bench/latest points to the last one.
@@ -48,6 +55,8 @@ bstreams=
 bmtus=
 profile=-
 mstreams=
+crounds=
+cports=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1; shift ;;
@@ -63,7 +72,9 @@ while [ $# -gt 0 ]; do
 	--bulk-mtus) bmtus=$2; shift 2 ;;
 	--profile) profile=$2; shift 2 ;;
 	--mode-streams) mstreams=$2; shift 2 ;;
-	-h|--help) sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--churn-rounds) crounds=$2; shift 2 ;;
+	--churn-ports) cports=$2; shift 2 ;;
+	-h|--help) sed -n '4,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 1 ;;
 	esac
 done
@@ -72,10 +83,17 @@ if [ $quick -eq 1 ]; then
 	rounds=${rounds:-1}
 	dur=${dur:-2}
 	bstreams=${bstreams:-2}
+	crounds=${crounds:-1}
+	cports=${cports:-32768-34815}
+	cdur=2
+	ckadur=1
 	kind=quick
 else
 	rounds=${rounds:-3}
 	dur=${dur:-6}
+	crounds=${crounds:-5}
+	cdur=4
+	ckadur=2
 	kind=full
 	[ "$profile" = - ] && profile=bulk-get-p4-m1500:direct,bulk-get-p4-m1500:klb-http,bulk-get-p4-m1500:haproxy-tcp
 fi
@@ -88,7 +106,9 @@ fi
 # streams, both MTUs) x 3 rounds x 6 s fit in about 75 min idle; 90 min is
 # the cap. Quick (89 cells x 2 s, 10 of them the modes' conn and req0;
 # ~70 s more than without them): ~6 min idle, 9 min (543 s) seen with the
-# host at load 8, at most 10.
+# host at load 8, at most 10. churn comes last: in a full run 10 rounds x 5
+# configurations x (4 s + 2 s keep-alive), ~8 min idle, 18 min seen at
+# load 10; quick, one round of 2 s + 1 s, about a minute.
 if [ $quick -eq 1 ]; then
 	deadline=${BENCH_DEADLINE:-600}
 else
@@ -99,9 +119,9 @@ vmtimeout=$((deadline + 600))
 if [ $build -eq 1 ]; then
 	make -C "$top" all >/dev/null || { echo "bench: build failed (make)" >&2; exit 1; }
 fi
-for f in klb.ko tools/klbctl/klbctl; do
-	[ -e "$top/$f" ] || { echo "bench: $f is not built: run make first" >&2; exit 1; }
-done
+ko=${KLB_VM_KO:-$top/klb.ko}
+[ -e "$ko" ] || { echo "bench: $ko is not built: run make first" >&2; exit 1; }
+[ -e "$top/tools/klbctl/klbctl" ] || { echo "bench: tools/klbctl/klbctl is not built: run make first" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "bench: python3 missing (make deps)" >&2; exit 1; }
 
 [ -n "$name" ] || name="bench-$kind-$(date +%Y%m%d-%H%M%S)"
@@ -113,9 +133,9 @@ mkdir -p "$dir" || exit 1
 # Run a snapshot: others may rebuild klb.ko or edit scripts during the run.
 snap=$rel/snap
 mkdir -p "$top/$snap/tools/klbctl" "$top/$snap/selftests" "$top/$snap/bench"
-cp "$top/klb.ko" "$top/$snap/"
+cp "$ko" "$top/$snap/klb.ko"
 cp "$top/tools/klbctl/klbctl" "$top/$snap/tools/klbctl/"
-cp "$top/selftests/lib.sh" "$top/$snap/selftests/"
+cp "$top/selftests/lib.sh" "$top/selftests/kernel_log.sh" "$top/$snap/selftests/"
 cp "$top/bench/guest.sh" "$top/bench/wrk-json.lua" "$top/$snap/bench/"
 
 host_json() {
@@ -149,6 +169,7 @@ host_json() {
 		        "git_commit": out("git", "-C", os.environ["TOP"], "rev-parse", "--short", "HEAD"),
 		        "git_dirty": bool(out("git", "-C", os.environ["TOP"], "status", "--porcelain", "--untracked-files=no")),
 		        "kind": os.environ["KIND"],
+		        "klb_ko": os.environ["KO"],
 		        "loadavg_start": open("/proc/loadavg").read().split()[:3],
 		    })
 		else:
@@ -158,7 +179,7 @@ host_json() {
 		json.dump(d, open(path, "w"), indent=1)
 	EOF
 }
-export TOP=$top KIND=$kind
+export TOP=$top KIND=$kind KO=$ko
 host_json start
 
 args=(--out "/klb/$rel" --rounds "$rounds" --duration "$dur" --deadline "$deadline")
@@ -168,6 +189,8 @@ args=(--out "/klb/$rel" --rounds "$rounds" --duration "$dur" --deadline "$deadli
 [ -n "$bstreams" ] && args+=(--bulk-streams "$bstreams")
 [ -n "$bmtus" ] && args+=(--bulk-mtus "$bmtus")
 [ -n "$mstreams" ] && args+=(--mode-streams "$mstreams")
+args+=(--churn-rounds "$crounds" --churn-duration "$cdur" --churn-ka-duration "$ckadur")
+[ -n "$cports" ] && args+=(--churn-ports "$cports")
 [ "$profile" != - ] && [ -n "$profile" ] && args+=(--profile "$profile")
 echo "bench: $kind run $name: $rounds round(s) x ${dur}s per cell; results in $rel/" >&2
 start=$(date +%s)
