@@ -31,7 +31,7 @@ echo "TAP version 13"
 diag "$TEST_NAME: klbctl tune apply/show/revert, per netns, all or nothing"
 [ "$(id -u)" -eq 0 ] || skip_all "must be root"
 [ -x "$KLBCTL" ] || skip_all "$KLBCTL not built (make)"
-for c in ip "$PY" setpriv unshare mount od; do
+for c in ip "$PY" setpriv unshare mount; do
 	command -v "$c" >/dev/null || skip_all "$c not installed"
 done
 echo "$_marker" >/dev/kmsg 2>/dev/null
@@ -65,14 +65,17 @@ in_ns() {	# in_ns NS|init CMD...: run CMD in a namespace
 }
 
 # The exact bytes of every tuned file of /proc/sys (or $1, a fake root),
-# one "key<TAB>bytes" line per key, octal-escaped so tabs and newlines show.
+# one "key<TAB>bytes" line per key, quoted (%q) so tabs and newlines show
+# (sysctl files hold no NUL). Shell builtins only: it runs some twenty
+# times, and every process start costs under emulation.
 snapshot() {
-	local root=${1:-/proc/sys} k f
+	local root=${1:-/proc/sys} k f v
 
 	for k in $KEYS; do
-		f=$root/$(echo "$k" | tr . /)
+		f=$root/${k//.//}
 		if [ -e "$f" ]; then
-			printf '%s\t%s\n' "$k" "$(od -An -c "$f" | tr -s ' \n' ' ')"
+			IFS= read -r -d '' v <"$f"
+			printf '%s\t%q\n' "$k" "$v"
 		else
 			printf '%s\tABSENT\n' "$k"
 		fi
@@ -243,9 +246,9 @@ make_tree() {	# a copy of this namespace's values, as regular files
 
 	rm -rf "$TMP/sys"
 	for k in $KEYS; do
-		f=$(echo "$k" | tr . /)
+		f=${k//.//}
 		[ -e "/proc/sys/$f" ] || continue
-		mkdir -p "$TMP/sys/$(dirname "$f")"
+		mkdir -p "$TMP/sys/${f%/*}"
 		cat "/proc/sys/$f" >"$TMP/sys/$f"
 	done
 	# A global key for sure, as in the initial namespace.
