@@ -12,10 +12,10 @@
 #                [--mode-streams LIST] [--churn-rounds N] [--churn-ports LIST]
 #                [--publish]
 #
-#   --quick     a few seconds per cell, one round, bulk with 2 streams only,
-#               churn 1 round with the narrow client port range (make
-#               bench-quick): proves the harness works, measures nothing
-#               worth keeping
+#   --quick     one second per cell, one round, bulk with 2 streams at
+#               MTU 1500 only, churn 1 round with the narrow client port
+#               range (make bench-quick, a phase of make check): proves the
+#               harness works, measures nothing worth keeping
 #   (default)   3 rounds of 6 s per cell (make bench), 60-80 min; churn
 #               5 rounds per port range of 4 s (conn/s) + 2 s (keep-alive)
 #   --churn-rounds N  --churn-ports 1024-65535,32768-34815   the churn
@@ -81,8 +81,9 @@ done
 
 if [ $quick -eq 1 ]; then
 	rounds=${rounds:-1}
-	dur=${dur:-2}
+	dur=${dur:-1}
 	bstreams=${bstreams:-2}
+	bmtus=${bmtus:-1500}
 	crounds=${crounds:-1}
 	cports=${cports:-32768-34815}
 	cdur=2
