@@ -177,8 +177,8 @@ check-run:
 	tools/phase klbctl-check 60 $(MAKE) klbctl-check
 	tools/phase install-check 120 $(MAKE) install-check
 	tools/phase fuzz-short 120 $(MAKE) fuzz-short
-	tools/phase vmtest 1800 $(MAKE) vmtest-run
-	tools/phase bench-quick 240 $(MAKE) bench-quick-run
+	tools/phase vmtest 2400 $(MAKE) vmtest-run
+	tools/phase bench-quick 480 $(MAKE) bench-quick-run
 	@tools/check-summary
 
 # Benchmarks (bench/run.sh, Documentation/bench/README.md): one VM boot,
