@@ -5,7 +5,9 @@
 #
 # The list is all a minimal root (mmdebstrap --variant=apt, plus git and
 # make) lacks for make demo and make check: xz-utils for checkpatch.sh
-# (linux-source's .tar.xz) and modules the kernel may ship as .ko.xz.
+# (linux-source's .tar.xz) and modules the kernel may ship as .ko.xz;
+# netbase for /etc/services, without which wrk cannot resolve "http" in a
+# URL (every wrk run of make check failed in such a root).
 set -euo pipefail
 
 pkgs=(
@@ -17,8 +19,6 @@ pkgs=(
 	clang llvm libclang-rt-14-dev sparse
 	dkms systemd man-db bash-completion prometheus
 )
-# netbase: /etc/services, without which wrk cannot resolve "http" in a
-# URL (a minimal root has no netbase: every wrk run failed there).
 pkgs+=("$@")
 
 missing=()
