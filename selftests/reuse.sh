@@ -88,12 +88,18 @@ no_drops() {
 	done
 }
 
-cfg pool add web sched rr
-cfg pool add web6 sched rr
-for i in 1 2 3; do
-	cfg backend add web "$(be4 "$i"):80"
-	cfg backend add web6 "[$(be6 "$i")]:80"
-done
+# pools: "web" and "web6", rr over the three backends (v4, v6)
+pools() {
+	local i
+	cfg pool add web sched rr
+	cfg pool add web6 sched rr
+	for i in 1 2 3; do
+		cfg backend add web "$(be4 "$i"):80"
+		cfg backend add web6 "[$(be6 "$i")]:80"
+	done
+}
+
+pools
 
 # ---- nat: the same ports through two VIPs to the same backends --------------
 cfg service add n4a vip $VIP4:80 proto tcp mode nat pool web
@@ -136,12 +142,7 @@ fi
 
 # ---- dr and tun: the client on the backends' segment -----------------------------
 check "flush (nat and fnat done)" klbctl flush
-cfg pool add web sched rr
-cfg pool add web6 sched rr
-for i in 1 2 3; do
-	cfg backend add web "$(be4 "$i"):80"
-	cfg backend add web6 "[$(be6 "$i")]:80"
-done
+pools
 direct_return_setup
 vip_on_backends
 tun=0
