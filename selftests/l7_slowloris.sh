@@ -9,7 +9,7 @@
 #   (a) memory (MemAvailable, Slab) per slow connection, both sockets
 #       included, under 24 KiB (it was ~60 KiB: each held ~41 KiB of
 #       buffers from its first byte). Measured with all 5000 open: ~19 KB,
-#       under the harness's slub_debug=FZPU (red zones and owner tracking
+#       under the harness's slub_debug=FZPU then (red zones and owner tracking
 #       on every object of both sockets)
 #   (b) real clients are served meanwhile: 20 requests, 20 x 200
 #   (d) at http_header_timeout (from the accept; the dripped bytes do not
