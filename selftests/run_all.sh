@@ -9,6 +9,13 @@
 #   N passed, N failed, N skipped
 # Exit 0 only if nothing failed. Needs root and a kernel that loads modules
 # (tools/vm/run-selftests boots one).
+#
+# KLB_TEST_QUEUE=DIR: the tests are a queue shared with other runs (other
+# VM boots, tools/vm/run-selftests-split): a test runs here only if this
+# run claims it first, by creating DIR/TEST (mkdir is atomic, also over
+# 9p). Every run is given the same list, longest first, so each boot takes
+# the next test when it is free and the boots end together. The TAP plan
+# then comes at the end: how many this run took is known only then.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export KLB_SRC=${KLB_SRC:-$(dirname "$here")}
@@ -35,10 +42,14 @@ if [ ${#tests[@]} -eq 0 ]; then
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
-echo "1..${#tests[@]}"
+queue=${KLB_TEST_QUEUE:-}
+[ -n "$queue" ] || echo "1..${#tests[@]}"
 pass=0 failed=0 skipped=0 n=0
 start_all=$SECONDS
 for t in "${tests[@]}"; do
+	if [ -n "$queue" ]; then
+		mkdir "$queue/$t" 2>/dev/null || continue
+	fi
 	n=$((n + 1))
 	echo "# selftests: klb: $t"
 	if [ ! -x "$here/$t" ]; then
@@ -77,6 +88,7 @@ for t in "${tests[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
+[ -z "$queue" ] || echo "1..$n"
 echo "# total time $((SECONDS - start_all))s"
 echo "$pass passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
