@@ -57,6 +57,8 @@ vmtest-run demo-run bench-run bench-quick-run check-run: KVER = $(VM_KVER)
 endif
 KDIR ?= $(MODULES_ROOT)/$(KVER)/build
 
+# parallel jobs of make check's host phases (build, lint, fuzz-short)
+NPROC ?= $(shell nproc 2>/dev/null || echo 1)
 DESTDIR ?=
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -82,7 +84,7 @@ NO_STALE_KVER = env $(if $(filter file,$(origin KVER)),-u KVER) \
 	uninstall uninstall-module uninstall-tools dkms-src set-version \
 	install-check selftests-progs other-kernels debug-kernel vmtest-debug \
 	vmtest-run check-run bench-run bench-quick-run demo-run setup-order \
-	soak soak-run
+	soak soak-run lint-kbuild
 
 all: module klbctl selftests-progs
 
@@ -115,8 +117,9 @@ klbctl-check: klbctl
 	$(MAKE) -C tools/klbctl check
 	tools/completion/test.sh || [ $$? -eq 4 ]
 
+# every core fuzzes a target of its own
 fuzz-short:
-	$(MAKE) -C tools/testing/fuzz run-short
+	$(MAKE) -j$(NPROC) -C tools/testing/fuzz run-short
 
 fuzz:
 	$(MAKE) -C tools/testing/fuzz run-long
@@ -171,8 +174,8 @@ check:
 	$(NO_STALE_KVER) $(MAKE) check-run
 
 check-run:
-	tools/phase build 240 $(MAKE) all
-	tools/phase lint 180 $(MAKE) lint
+	tools/phase build 240 $(MAKE) -j$(NPROC) all
+	tools/phase lint 180 $(MAKE) -j$(NPROC) --output-sync=target lint
 	tools/phase unit 60 $(MAKE) unit
 	tools/phase klbctl-check 60 $(MAKE) klbctl-check
 	tools/phase install-check 120 $(MAKE) install-check
@@ -232,7 +235,13 @@ version-check:
 setup-order:
 	tools/setup_order_test.sh
 
-lint: checkpatch sparse spec-check layers version-check setup-order
+lint: checkpatch spec-check version-check setup-order lint-kbuild
+
+# sparse and layers both run Kbuild in this tree (modpost rewrites its
+# files each time): one after the other, also under make -j
+lint-kbuild:
+	$(MAKE) -j1 sparse
+	$(MAKE) -j1 layers
 
 install: install-module install-tools
 

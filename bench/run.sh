@@ -12,10 +12,11 @@
 #                [--mode-streams LIST] [--churn-rounds N] [--churn-ports LIST]
 #                [--publish]
 #
-#   --quick     one second per cell, one round, bulk with 2 streams at
-#               MTU 1500 only, churn 1 round with the narrow client port
-#               range (make bench-quick, a phase of make check): proves the
-#               harness works, measures nothing worth keeping
+#   --quick     one second per cell, one round, the tests conn, req0,
+#               tlsconn, tcp, bulk (2 streams at MTU 1500 only) and churn
+#               (1 round, the narrow client port range) (make bench-quick,
+#               a phase of make check): proves the harness works, measures
+#               nothing worth keeping
 #   (default)   3 rounds of 6 s per cell (make bench), 60-80 min; churn
 #               5 rounds per port range of 4 s (conn/s) + 2 s (keep-alive)
 #   --churn-rounds N  --churn-ports 1024-65535,32768-34815   the churn
@@ -80,6 +81,11 @@ while [ $# -gt 0 ]; do
 done
 
 if [ $quick -eq 1 ]; then
+	# One test of each kind of client run (conn/s, requests, TLS
+	# handshakes, iperf3, the bulk cells, churn) is enough to prove every
+	# configuration and every client works; req2k, req8k, tput1m and
+	# tlstput are the same runs with other sizes (make bench has them).
+	tests=${tests:-conn,req0,tlsconn,tcp,bulk,churn}
 	rounds=${rounds:-1}
 	dur=${dur:-1}
 	bstreams=${bstreams:-2}
