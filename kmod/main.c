@@ -16,6 +16,7 @@
 #include "l4/conn.h"
 #include "l4/hooks.h"
 #include "l4/persist.h"
+#include "l4/xmit.h"
 #include "l7/engine.h"
 #include "netlink/family.h"
 #include "sched/table.h"
@@ -127,6 +128,9 @@ static int __init klb_init(void)
 	err = register_pernet_subsys(&klb_net_ops);
 	if (err)
 		goto err_pernet;
+	err = klb_xmit_module_init();
+	if (err)
+		goto err_xmit;
 	err = klb_genl_init();
 	if (err)
 		goto err_genl;
@@ -140,6 +144,8 @@ static int __init klb_init(void)
 	return 0;
 
 err_genl:
+	klb_xmit_module_exit();
+err_xmit:
 	unregister_pernet_subsys(&klb_net_ops);
 err_pernet:
 	klb_health_module_exit();
@@ -157,6 +163,7 @@ err_compat:
 static void __exit klb_exit(void)
 {
 	klb_genl_exit();
+	klb_xmit_module_exit();
 	unregister_pernet_subsys(&klb_net_ops);
 	klb_health_module_exit();	/* every probe was freed with its netns */
 	/*

@@ -271,6 +271,62 @@ static struct dst_entry *klb_dr_route(struct net *net, struct klb_backend *be)
 	return dst;
 }
 
+/*
+ * A device of @net is being unregistered: drop every backend's cached dr
+ * route there. The route holds its device (and, IPv6, the device's
+ * inet6_dev), and the unregistration, a netns's deletion included, waits
+ * for them: an IPv6 dr route kept across it hung the deletion for ever
+ * ("unregister_netdevice: waiting for br0 to become free", seen with
+ * selftests/reuse.sh). Drop them all rather than look at which device
+ * each holds: it is rare, and the next packet looks the route up again.
+ * Backends out of every pool but still held by their connections keep
+ * theirs until the last connection goes (klb_backend_free_rcu()).
+ */
+static void klb_dr_route_forget(struct klb_backend *be)
+{
+	struct dst_entry *dst;
+
+	spin_lock_bh(&be->dr_lock);
+	dst = rcu_replace_pointer(be->dr_dst, NULL,
+				  lockdep_is_held(&be->dr_lock));
+	spin_unlock_bh(&be->dr_lock);
+	/* Freed after a grace period: readers fail dst_hold_safe() on it. */
+	dst_release(dst);
+}
+
+static int klb_dr_netdev_event(struct notifier_block *nb,
+			       unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct klb_net *kn = klb_net(dev_net(dev));
+	struct klb_backend *be;
+	struct klb_pool *pool;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+	/* RTNL, then the config lock: klb never takes RTNL holding it. */
+	mutex_lock(&kn->lock);
+	list_for_each_entry(pool, &kn->pools, node)
+		list_for_each_entry(be, &pool->backends, pool_node)
+			klb_dr_route_forget(be);
+	mutex_unlock(&kn->lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block klb_dr_netdev_notifier = {
+	.notifier_call = klb_dr_netdev_event,
+};
+
+int klb_xmit_module_init(void)
+{
+	return register_netdevice_notifier(&klb_dr_netdev_notifier);
+}
+
+void klb_xmit_module_exit(void)
+{
+	unregister_netdevice_notifier(&klb_dr_netdev_notifier);
+}
+
 unsigned int klb_xmit_dr(struct net *net, struct sk_buff *skb,
 			 struct klb_service *svc, struct klb_backend *be)
 {

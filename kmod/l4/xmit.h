@@ -33,6 +33,13 @@ unsigned int klb_xmit_routed(struct net *net, struct sk_buff *skb,
 			     const union nf_inet_addr *daddr,
 			     const union nf_inet_addr *saddr, bool anysrc);
 /* @skb unchanged to @be's link-layer address: @be must be on a link. */
+/*
+ * Module load and unload: a device's unregistration drops the dr routes
+ * cached towards it (they would hold it, and its netns, for ever).
+ */
+int klb_xmit_module_init(void);
+void klb_xmit_module_exit(void);
+
 unsigned int klb_xmit_dr(struct net *net, struct sk_buff *skb,
 			 struct klb_service *svc, struct klb_backend *be);
 /* @skb inside IPIP (IPv4) or IP6IP6 (IPv6) to @be. */
