@@ -120,6 +120,8 @@ check_eq "6 restores under a connection loop" $fails 0
 touch "$TMPD/go"
 wait $lpid
 diag "loop results: $(tr '\n' ' ' <"$TMPD/loop.out")"
+# where a failure came from (a 503 is klb's: no backend, or maxconn)
+diag "http counters: $(klbctl -j -s service show | jq -c '[.[] | {name, http: (.stats.http // .http)}]')"
 check "the loop made requests" grep -q '^200 ' "$TMPD/loop.out"
 check_eq "every request of the loop answered 200 (no reset, no empty reply)" \
 	"$(grep -v '^200 ' "$TMPD/loop.out" | tr '\n' ' ')" ""

@@ -217,7 +217,6 @@ void klb_service_stop(struct klb_net *kn, struct klb_service *svc)
 
 	if (!klb_mode_l7(svc->mode) || svc->stopping)
 		return;
-	WRITE_ONCE(svc->stopping, true);
 	klb_l7_service_stop(kn, svc);
 }
 

@@ -34,9 +34,10 @@ void klb_l7_net_exit(struct klb_net *kn);	/* frees; before config exit */
 int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
 			 struct netlink_ext_ack *extack);
 /*
- * Close @svc's listener; its sessions finish the exchange in progress and
- * close (svc->stopping). Under kn->lock, before @svc is unhashed. Does not
- * wait for the sessions: they hold references, never the lock.
+ * Mark @svc stopping and close its listener; its sessions finish the
+ * exchange in progress and close, or follow the service that took its
+ * address over (svc->l7_next). Under kn->lock, before @svc is unhashed.
+ * Does not wait for the sessions: they hold references, never the lock.
  */
 void klb_l7_service_stop(struct klb_net *kn, struct klb_service *svc);
 /* @be left its pool: close its idle connections, park no more. */

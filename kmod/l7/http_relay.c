@@ -19,7 +19,7 @@
  *            request whose Upgrade was forwarded -> HS_TUNNEL
  *            (http_tunnel.c), to any other request -> 502
  *   RP_BODY  relay the body per its framing -> RP_DONE
- *   RP_DONE  the exchange ends (http_exchange_end())
+ *   RP_DONE  the exchange ends (klb_hs_exchange_end())
  */
 #include "l7/http_session.h"
 
@@ -36,8 +36,8 @@ enum {
 	RELAY_BAD,	/* the body's framing is broken */
 };
 
-void http_body_init(struct http_body *b, const struct klb_http_msg *m,
-		    u32 max_trailer)
+void klb_hs_body_init(struct http_body *b, const struct klb_http_msg *m,
+		      u32 max_trailer)
 {
 	b->mode = m->body;
 	b->left = m->content_length;
@@ -256,7 +256,7 @@ static int http_relay(struct http_session *hs, struct klb_l7_sock *src,
  * Send the response head in hout to the client: 1 when nothing is left
  * to send, 0 when blocked, < 0 when the client failed.
  */
-int http_flush_head(struct http_session *hs, bool *progress)
+int klb_hs_flush_head(struct http_session *hs, bool *progress)
 {
 	bool more;
 	int n;
@@ -306,7 +306,7 @@ static int http_watch_client(struct http_session *hs, bool *progress)
 	} else if (!n) {
 		hs->client_eof = true;	/* a half close: it may still read */
 	} else if (n != -EAGAIN) {
-		return http_abort(hs, KLB_L7_ERR_RESET, 0);
+		return klb_hs_abort(hs, KLB_L7_ERR_RESET, 0);
 	}
 	return HS_WAIT;
 }
@@ -315,13 +315,13 @@ static int http_watch_client(struct http_session *hs, bool *progress)
 static int http_request_bad(struct http_session *hs)
 {
 	/* What was forwarded can never become a request at the backend. */
-	http_upstream_abort(hs);
+	klb_hs_upstream_abort(hs);
 	if (hs->resp_started)
-		return http_abort(hs, KLB_L7_ERR_PARSE, HTTP_ABORT_RESET);
+		return klb_hs_abort(hs, KLB_L7_ERR_PARSE, HTTP_ABORT_RESET);
 	klb_l7_count(&hs->s, NULL, KLB_L7_ERR_PARSE);
 	/* The client's mistake: a 4xx for the service, not the backend. */
-	http_put_backend(hs);
-	return http_reply(hs, 400);
+	klb_hs_put_backend(hs);
+	return klb_hs_reply(hs, 400);
 }
 
 static int http_request_step(struct http_session *hs, bool *progress)
@@ -338,7 +338,7 @@ static int http_request_step(struct http_session *hs, bool *progress)
 	case RELAY_DONE:
 		hs->req_sent = true;
 		if (hs->rphase == RP_HEAD)
-			http_arm(hs, HT_RESPONSE);
+			klb_hs_arm(hs, HT_RESPONSE);
 		return http_watch_client(hs, progress);
 	case RELAY_DST_ERR:
 		/* The backend stopped reading: its response may say why. */
@@ -348,7 +348,7 @@ static int http_request_step(struct http_session *hs, bool *progress)
 		return http_request_bad(hs);
 	}
 	/* The client closed or reset in the middle of its request. */
-	return http_abort(hs, KLB_L7_ERR_RESET, 0);
+	return klb_hs_abort(hs, KLB_L7_ERR_RESET, 0);
 }
 
 /* ---- response side ----------------------------------------------------------- */
@@ -357,8 +357,8 @@ static int http_request_step(struct http_session *hs, bool *progress)
 static int http_bad_gateway(struct http_session *hs, enum klb_l7_ctr ctr)
 {
 	klb_l7_count(&hs->s, hs->be, ctr);
-	http_upstream_abort(hs);
-	return http_reply(hs, 502);
+	klb_hs_upstream_abort(hs);
+	return klb_hs_reply(hs, 502);
 }
 
 /* Whether the client connection outlives this exchange. */
@@ -377,7 +377,7 @@ static bool http_client_keep(struct http_session *hs)
 static int http_head_out(struct http_session *hs, u8 conn, bool final)
 {
 	struct klb_http_set_cookie ck;
-	bool set = final && http_set_cookie(hs, &ck);
+	bool set = final && klb_hs_set_cookie(hs, &ck);
 	int n = klb_http_rewrite_resp(hs->bin.data, &hs->resp, conn,
 				      set ? &ck : NULL, hs->hout,
 				      hs->hout_cap);
@@ -406,7 +406,7 @@ static int http_interim(struct http_session *hs)
 	b->len -= len;
 	klb_http_resp_init(&hs->resp, hs->req.method_id);
 	if (hs->req_sent)
-		http_arm(hs, HT_RESPONSE);
+		klb_hs_arm(hs, HT_RESPONSE);
 	return HS_AGAIN;
 }
 
@@ -436,7 +436,7 @@ static int http_response_head_done(struct http_session *hs)
 	if (m->body == KLB_HTTP_BODY_TUNNEL) {
 		if (http_head_out(hs, KLB_HTTP_RW_CONN_UPGRADE, true))
 			return http_bad_gateway(hs, KLB_L7_ERR_PARSE);
-		return http_tunnel_begin(hs);
+		return klb_hs_tunnel_begin(hs);
 	}
 
 	hs->client_keep = http_client_keep(hs);
@@ -448,11 +448,11 @@ static int http_response_head_done(struct http_session *hs)
 		conn = KLB_HTTP_RW_CONN_NONE;
 	if (http_head_out(hs, conn, true))
 		return http_bad_gateway(hs, KLB_L7_ERR_PARSE);
-	http_body_init(&hs->resp_body, m, hs->resp_lim.max_head);
+	klb_hs_body_init(&hs->resp_body, m, hs->resp_lim.max_head);
 	hs->bin.pos = m->head_len;
 	hs->bin.fed = m->head_len;
 	hs->rphase = RP_BODY;
-	http_arm(hs, HT_IDLE);
+	klb_hs_arm(hs, HT_IDLE);
 	return HS_AGAIN;
 }
 
@@ -481,7 +481,7 @@ static int http_response_head(struct http_session *hs, bool *progress)
 		}
 		/* EOF or reset: a dead pooled connection, or a failure */
 		if (!hs->resp_any)
-			return http_upstream_failed(hs, KLB_L7_ERR_RESET);
+			return klb_hs_upstream_failed(hs, KLB_L7_ERR_RESET);
 		return http_bad_gateway(hs, KLB_L7_ERR_RESET);
 	}
 }
@@ -499,13 +499,13 @@ static int http_response_body(struct http_session *hs, bool *progress)
 		hs->rphase = RP_DONE;
 		return HS_WAIT;
 	case RELAY_DST_ERR:	/* the client left */
-		return http_abort(hs, KLB_L7_ERR_RESET, 0);
+		return klb_hs_abort(hs, KLB_L7_ERR_RESET, 0);
 	case RELAY_BAD:
-		return http_abort(hs, KLB_L7_ERR_PARSE,
+		return klb_hs_abort(hs, KLB_L7_ERR_PARSE,
 				  HTTP_ABORT_BACKEND | HTTP_ABORT_RESET);
 	}
 	/* The backend cut the body short. */
-	return http_abort(hs, KLB_L7_ERR_RESET,
+	return klb_hs_abort(hs, KLB_L7_ERR_RESET,
 			  HTTP_ABORT_BACKEND | HTTP_ABORT_RESET);
 }
 
@@ -515,9 +515,9 @@ static int http_response_step(struct http_session *hs, bool *progress)
 
 	for (;;) {
 		/* A head goes out whole before anything after it. */
-		r = http_flush_head(hs, progress);
+		r = klb_hs_flush_head(hs, progress);
 		if (r < 0)
-			return http_abort(hs, KLB_L7_ERR_RESET, 0);
+			return klb_hs_abort(hs, KLB_L7_ERR_RESET, 0);
 		if (!r)
 			return HS_WAIT;
 		switch (hs->rphase) {
@@ -541,15 +541,15 @@ static int http_exchange_timeout(struct http_session *hs)
 	if (hs->tmode == HT_RESPONSE) {
 		/* A late answer must never reach another request: abort. */
 		klb_l7_count(&hs->s, hs->be, KLB_L7_ERR_TIMEOUT);
-		http_upstream_abort(hs);
-		return http_reply(hs, 504);
+		klb_hs_upstream_abort(hs);
+		return klb_hs_reply(hs, 504);
 	}
 	/* No byte either way for l7_idle_timeout. */
-	return http_abort(hs, KLB_L7_ERR_TIMEOUT,
+	return klb_hs_abort(hs, KLB_L7_ERR_TIMEOUT,
 			  hs->resp_started ? HTTP_ABORT_RESET : 0);
 }
 
-int http_exchange(struct http_session *hs)
+int klb_hs_exchange(struct http_session *hs)
 {
 	bool progress = false;
 	int r;
@@ -561,9 +561,9 @@ int http_exchange(struct http_session *hs)
 	if (r != HS_WAIT)
 		return r;
 	if (hs->rphase == RP_DONE)
-		return http_exchange_end(hs);
+		return klb_hs_exchange_end(hs);
 	if (progress && hs->tmode == HT_IDLE)
-		http_arm(hs, HT_IDLE);
+		klb_hs_arm(hs, HT_IDLE);
 	if (klb_l7_session_expired(&hs->s))
 		return http_exchange_timeout(hs);
 	return HS_WAIT;

@@ -97,7 +97,7 @@ static unsigned int http_timeout(const struct klb_sysctl *sc, u8 mode)
 }
 
 /* Arm the timer for @mode; its expiry then means what @mode says. */
-void http_arm(struct http_session *hs, u8 mode)
+void klb_hs_arm(struct http_session *hs, u8 mode)
 {
 	hs->tmode = mode;
 	klb_l7_session_set_timeout(&hs->s,
@@ -126,7 +126,7 @@ static void http_set_backend(struct http_session *hs, struct klb_backend *be)
 	klb_l7_session_set_backend(&hs->s, be);
 }
 
-void http_put_backend(struct http_session *hs)
+void klb_hs_put_backend(struct http_session *hs)
 {
 	if (!hs->be)
 		return;
@@ -138,7 +138,7 @@ void http_put_backend(struct http_session *hs)
 }
 
 /* Mid-exchange: the backend connection can never be trusted again. */
-void http_upstream_abort(struct http_session *hs)
+void klb_hs_upstream_abort(struct http_session *hs)
 {
 	if (hs->up)
 		klb_upstream_close(hs->up, true);
@@ -152,10 +152,10 @@ void http_upstream_abort(struct http_session *hs)
  * Answer the client ourselves and close. Only before any byte of the
  * final response went to it: callers check hs->resp_started.
  */
-int http_reply(struct http_session *hs, u16 status)
+int klb_hs_reply(struct http_session *hs, u16 status)
 {
 	klb_l7_count_status(&hs->s, hs->be, status);
-	http_put_backend(hs);
+	klb_hs_put_backend(hs);
 	/* An idle connection of ours (PROXY v2); a busy one was aborted. */
 	if (hs->up)
 		klb_upstream_close(hs->up, false);
@@ -166,7 +166,7 @@ int http_reply(struct http_session *hs, u16 status)
 	hs->reply_status = status;
 	hs->reply_pos = 0;
 	hs->state = HS_REPLY;
-	http_arm(hs, HT_IDLE);
+	klb_hs_arm(hs, HT_IDLE);
 	return HS_NEXT;
 }
 
@@ -176,11 +176,11 @@ int http_reply(struct http_session *hs, u16 status)
  * HTTP_ABORT_RESET reset the client, whose response is incomplete: a
  * FIN could pass a close-delimited one off as whole.
  */
-int http_abort(struct http_session *hs, enum klb_l7_ctr ctr, unsigned int how)
+int klb_hs_abort(struct http_session *hs, enum klb_l7_ctr ctr, unsigned int how)
 {
 	klb_l7_count(&hs->s, (how & HTTP_ABORT_BACKEND) ? hs->be : NULL, ctr);
-	http_upstream_abort(hs);
-	http_put_backend(hs);
+	klb_hs_upstream_abort(hs);
+	klb_hs_put_backend(hs);
 	if (how & HTTP_ABORT_RESET)
 		klb_l7_session_reset(&hs->s);
 	return HS_END;
@@ -192,7 +192,7 @@ static int http_bad_request(struct http_session *hs, int err)
 
 	klb_l7_count(&hs->s, NULL, status == 431 ? KLB_L7_ERR_LIMIT :
 						   KLB_L7_ERR_PARSE);
-	return http_reply(hs, status);
+	return klb_hs_reply(hs, status);
 }
 
 /* ---- HS_HEAD ------------------------------------------------------------------ */
@@ -253,16 +253,16 @@ static int http_connect(struct http_session *hs, bool reuse);
  * Retry once on another backend if that is safe; a refusing backend
  * would refuse again, a pooled connection's backend may be fine.
  */
-int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr)
+int klb_hs_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr)
 {
 	struct klb_backend *old = hs->be, *be;
 	bool reused = hs->up_reused;
 	struct klb_rule_input in;
 
 	klb_l7_count(&hs->s, old, ctr);
-	http_upstream_abort(hs);
+	klb_hs_upstream_abort(hs);
 	if (!http_can_retry(hs))
-		return http_reply(hs, 502);
+		return klb_hs_reply(hs, 502);
 	hs->retried = true;
 	klb_rule_input_http(&in, hs->cin.data, &hs->req);
 	be = klb_l7_pick(&hs->s, &in, old, hs->ck_valid ? &hs->ck_id : NULL,
@@ -270,16 +270,16 @@ int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr)
 	if (!be || (be == old && !reused)) {
 		if (be)
 			klb_backend_put(be);
-		return http_reply(hs, 502);
+		return klb_hs_reply(hs, 502);
 	}
 	if (be != old)
 		klb_stats_l7(be->stats, KLB_L7_REQUESTS);
-	http_put_backend(hs);
+	klb_hs_put_backend(hs);
 	http_set_backend(hs, be);
 	/* The body starts over from the bytes cin still holds. */
 	hs->cin.pos = hs->cin.base;
 	hs->cin.fed = hs->cin.base;
-	http_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
+	klb_hs_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
 	hs->req_sent = false;
 	hs->c2b_dead = false;
 	return http_connect(hs, false);
@@ -300,7 +300,7 @@ static void http_cookie_read(struct http_session *hs)
  * The final response head needs a Set-Cookie naming the backend that
  * answered unless the request's cookie already named that one.
  */
-bool http_set_cookie(struct http_session *hs, struct klb_http_set_cookie *ck)
+bool klb_hs_set_cookie(struct http_session *hs, struct klb_http_set_cookie *ck)
 {
 	u64 id;
 
@@ -332,7 +332,7 @@ static u32 http_proxy_header(struct http_session *hs)
 static int http_send_begin(struct http_session *hs)
 {
 	hs->state = HS_SEND;
-	http_arm(hs, HT_IDLE);
+	klb_hs_arm(hs, HT_IDLE);
 	return HS_NEXT;
 }
 
@@ -373,14 +373,14 @@ static int http_connect(struct http_session *hs, bool reuse)
 
 	up = klb_upstream_get(s->kn, hs->be, &s->work, reuse && !pp);
 	if (IS_ERR(up))
-		return http_upstream_failed(hs, KLB_L7_ERR_CONNECT);
+		return klb_hs_upstream_failed(hs, KLB_L7_ERR_CONNECT);
 	hs->up = up;
 	hs->up_own = pp;
 	hs->up_reused = up->reused;
 	if (pp && !up->reused)
 		hs->hout_pos -= http_proxy_header(hs);
 	hs->state = HS_CONNECT;
-	http_arm(hs, HT_CONNECT);
+	klb_hs_arm(hs, HT_CONNECT);
 	return HS_NEXT;
 }
 
@@ -407,7 +407,7 @@ static int http_route_go(struct http_session *hs)
 	hs->cin.base = hs->req.head_len;
 	hs->cin.pos = hs->cin.base;
 	hs->cin.fed = hs->cin.base;
-	http_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
+	klb_hs_body_init(&hs->req_body, &hs->req, hs->req_lim.max_head);
 	/*
 	 * An upgrade may turn the connection into a tunnel that is never
 	 * given back: it takes a fresh one, not one from the pool.
@@ -434,6 +434,15 @@ static int http_route_pick(struct http_session *hs)
 	klb_rule_input_http(&in, hs->cin.data, &hs->req);
 	be = klb_l7_pick(s, &in, NULL, hs->ck_valid ? &hs->ck_id : NULL,
 			 &full);
+	/*
+	 * Its service stopped since http_route() looked (a restore replaced
+	 * it): the service that took its address over serves the request.
+	 */
+	if (!be && http_follow(hs)) {
+		http_cookie_read(hs);
+		be = klb_l7_pick(s, &in, NULL,
+				 hs->ck_valid ? &hs->ck_id : NULL, &full);
+	}
 	if (be && READ_ONCE(be->maxconn) &&
 	    klb_l7_queue_ahead(s->kn, be->pool, queued ? &hs->wait : NULL)) {
 		full = be->pool;
@@ -460,7 +469,7 @@ static int http_route_pick(struct http_session *hs)
 		/* Requeued for another pool: the first deadline still holds. */
 		if (hs->state != HS_QUEUED) {
 			hs->state = HS_QUEUED;
-			http_arm(hs, HT_QUEUE);
+			klb_hs_arm(hs, HT_QUEUE);
 		}
 		return HS_WAIT;
 	}
@@ -470,7 +479,7 @@ static int http_route_pick(struct http_session *hs)
 		klb_stats_drop(s->svc->stats, KLB_DROP_MAXCONN);
 	else
 		klb_l7_count(s, NULL, KLB_L7_ERR_NO_BACKEND);
-	return http_reply(hs, 503);
+	return klb_hs_reply(hs, 503);
 }
 
 /* HS_QUEUED: woken by a freed slot, the queue timeout or the client. */
@@ -494,7 +503,7 @@ static int http_route(struct http_session *hs)
 	hs->upgrade = klb_http_wants_upgrade(&hs->req);
 	/* Before anything points into cin: it may move. */
 	if (http_exchange_bufs_get(hs))
-		return http_reply(hs, 503);
+		return klb_hs_reply(hs, 503);
 
 	ip_len = klb_ip_text(hs->s.flow.family == AF_INET6,
 			     (const u8 *)&hs->s.flow.saddr, ip);
@@ -506,7 +515,7 @@ static int http_route(struct http_session *hs)
 	hs->hout_len = KLB_PROXY_V2_MAX + n;
 
 	if (!klb_l7_source_allowed(&hs->s))
-		return http_reply(hs, 403);
+		return klb_hs_reply(hs, 403);
 	http_cookie_read(hs);
 	return http_route_pick(hs);
 }
@@ -525,7 +534,7 @@ static bool http_head_grow(struct http_session *hs)
 	if (!cap)
 		http_bad_request(hs, KLB_HTTP_E_HEAD_TOO_LARGE);
 	else if (http_cin_grow(hs, cap))
-		http_reply(hs, 503);
+		klb_hs_reply(hs, 503);
 	else
 		return true;
 	return false;
@@ -577,7 +586,7 @@ static int http_st_head(struct http_session *hs)
 		}
 		/* A request's head timeout runs from its first byte. */
 		if (!b->len && hs->tmode == HT_KEEPALIVE)
-			http_arm(hs, HT_HEADER);
+			klb_hs_arm(hs, HT_HEADER);
 		b->len += n;
 	}
 wait:
@@ -589,7 +598,7 @@ wait:
 	if (hs->tmode == HT_KEEPALIVE)
 		return HS_END;	/* idle between requests: close quietly */
 	klb_l7_count(s, NULL, KLB_L7_ERR_TIMEOUT);
-	return http_reply(hs, 408);
+	return klb_hs_reply(hs, 408);
 }
 
 /* ---- HS_CONNECT, HS_SEND ---------------------------------------------------- */
@@ -605,7 +614,7 @@ static int http_st_connect(struct http_session *hs)
 		if (!hs->up_reused)
 			klb_health_passive(hs->s.kn, hs->be,
 					   KLB_PASSIVE_CONNECT);
-		return http_upstream_failed(hs, KLB_L7_ERR_CONNECT);
+		return klb_hs_upstream_failed(hs, KLB_L7_ERR_CONNECT);
 	}
 	return HS_WAIT;
 }
@@ -619,7 +628,7 @@ static int http_exchange_begin(struct http_session *hs)
 	hs->bin.len = 0;
 	hs->bin.pos = 0;
 	hs->bin.fed = 0;
-	http_arm(hs, HT_IDLE);
+	klb_hs_arm(hs, HT_IDLE);
 	return HS_NEXT;
 }
 
@@ -634,7 +643,7 @@ static int http_st_send(struct http_session *hs)
 		if (n == -EAGAIN || !n)
 			break;
 		if (n < 0)
-			return http_upstream_failed(hs, KLB_L7_ERR_RESET);
+			return klb_hs_upstream_failed(hs, KLB_L7_ERR_RESET);
 		hs->hout_pos += n;
 		hs->bytes_in += n;
 		progress = true;
@@ -642,14 +651,14 @@ static int http_st_send(struct http_session *hs)
 	if (hs->hout_pos == hs->hout_len)
 		return http_exchange_begin(hs);
 	if (progress) {
-		http_arm(hs, HT_IDLE);
+		klb_hs_arm(hs, HT_IDLE);
 		return HS_WAIT;
 	}
 	if (!klb_l7_session_expired(&hs->s))
 		return HS_WAIT;
 	klb_l7_count(&hs->s, hs->be, KLB_L7_ERR_TIMEOUT);
-	http_upstream_abort(hs);
-	return http_reply(hs, 504);
+	klb_hs_upstream_abort(hs);
+	return klb_hs_reply(hs, 504);
 }
 
 /* ---- the end of an exchange -------------------------------------------------- */
@@ -691,7 +700,7 @@ static void http_next_request(struct http_session *hs)
 	 * A pipelined head keeps cin, the rest waits for it to be routed.
 	 */
 	if (!n) {
-		http_bufs_put(hs);
+		klb_hs_bufs_put(hs);
 	} else {
 		http_exchange_bufs_put(hs);
 		memmove(b->data, b->data + b->fed, n);
@@ -701,13 +710,13 @@ static void http_next_request(struct http_session *hs)
 	b->fed = 0;
 	b->base = 0;
 	http_head_begin(hs);
-	http_arm(hs, n ? HT_HEADER : HT_KEEPALIVE);
+	klb_hs_arm(hs, n ? HT_HEADER : HT_KEEPALIVE);
 }
 
-int http_exchange_end(struct http_session *hs)
+int klb_hs_exchange_end(struct http_session *hs)
 {
 	http_upstream_done(hs);
-	http_put_backend(hs);
+	klb_hs_put_backend(hs);
 	if (hs->client_keep) {
 		http_next_request(hs);
 		return HS_NEXT;
@@ -728,7 +737,7 @@ static int http_st_reply(struct http_session *hs)
 	int n;
 
 	/* An interim response half sent goes out whole first. */
-	n = http_flush_head(hs, &progress);
+	n = klb_hs_flush_head(hs, &progress);
 	if (n < 0)
 		return HS_END;
 	len = klb_http_error_response(hs->reply_status, reply, sizeof(reply));
@@ -764,7 +773,7 @@ static void http_exchange_bufs_put(struct http_session *hs)
 	hs->mem -= held;
 }
 
-void http_bufs_put(struct http_session *hs)
+void klb_hs_bufs_put(struct http_session *hs)
 {
 	http_exchange_bufs_put(hs);
 	klb_l7_buf_free(hs->cin.data, hs->cin.cap);
@@ -874,7 +883,7 @@ static void http_init(struct http_session *hs)
 	hs->ck_name_len = strnlen(s->svc->cookie, sizeof(s->svc->cookie));
 	http_head_begin(hs);
 	/* The first request's head timeout runs from the accept. */
-	http_arm(hs, HT_HEADER);
+	klb_hs_arm(hs, HT_HEADER);
 }
 
 static int http_step(struct http_session *hs)
@@ -887,11 +896,11 @@ static int http_step(struct http_session *hs)
 	case HS_SEND:
 		return http_st_send(hs);
 	case HS_EXCHANGE:
-		return http_exchange(hs);
+		return klb_hs_exchange(hs);
 	case HS_REPLY:
 		return http_st_reply(hs);
 	case HS_TUNNEL:
-		return http_tunnel(hs);
+		return klb_hs_tunnel(hs);
 	case HS_QUEUED:
 		return http_st_queued(hs);
 	}
@@ -925,9 +934,9 @@ static void http_destroy(struct klb_l7_session *s, bool abort)
 	if (hs->up)
 		klb_upstream_close(hs->up, abort || hs->state != HS_HEAD);
 	hs->up = NULL;
-	http_put_backend(hs);
+	klb_hs_put_backend(hs);
 	http_flush_bytes(hs);
-	http_bufs_put(hs);
+	klb_hs_bufs_put(hs);
 }
 
 /* For conn dumps: single loads of what the work item writes. */

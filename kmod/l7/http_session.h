@@ -155,28 +155,28 @@ static inline struct http_session *to_hs(struct klb_l7_session *s)
 #define KLB_HTTP_MAX_INTERIM	8
 
 /* http_relay.c */
-void http_body_init(struct http_body *b, const struct klb_http_msg *m,
-		    u32 max_trailer);
-int http_flush_head(struct http_session *hs, bool *progress);
-int http_exchange(struct http_session *hs);
+void klb_hs_body_init(struct http_body *b, const struct klb_http_msg *m,
+		      u32 max_trailer);
+int klb_hs_flush_head(struct http_session *hs, bool *progress);
+int klb_hs_exchange(struct http_session *hs);
 
 /* http_tunnel.c */
-int http_tunnel_begin(struct http_session *hs);
-int http_tunnel(struct http_session *hs);
+int klb_hs_tunnel_begin(struct http_session *hs);
+int klb_hs_tunnel(struct http_session *hs);
 
 /* http_session.c, for http_relay.c and http_tunnel.c */
-bool http_set_cookie(struct http_session *hs, struct klb_http_set_cookie *ck);
-void http_arm(struct http_session *hs, u8 mode);
-int http_reply(struct http_session *hs, u16 status);
-int http_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr);
-void http_upstream_abort(struct http_session *hs);
-void http_put_backend(struct http_session *hs);
-void http_bufs_put(struct http_session *hs);
-int http_exchange_end(struct http_session *hs);
+bool klb_hs_set_cookie(struct http_session *hs, struct klb_http_set_cookie *ck);
+void klb_hs_arm(struct http_session *hs, u8 mode);
+int klb_hs_reply(struct http_session *hs, u16 status);
+int klb_hs_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr);
+void klb_hs_upstream_abort(struct http_session *hs);
+void klb_hs_put_backend(struct http_session *hs);
+void klb_hs_bufs_put(struct http_session *hs);
+int klb_hs_exchange_end(struct http_session *hs);
 
-/* http_abort() @how */
+/* klb_hs_abort() @how */
 #define HTTP_ABORT_BACKEND	1U	/* the backend's fault: count it there too */
 #define HTTP_ABORT_RESET	2U	/* reset the client: its response is cut */
-int http_abort(struct http_session *hs, enum klb_l7_ctr ctr, unsigned int how);
+int klb_hs_abort(struct http_session *hs, enum klb_l7_ctr ctr, unsigned int how);
 
 #endif /* _KLB_L7_HTTP_SESSION_H */

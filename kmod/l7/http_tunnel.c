@@ -28,7 +28,7 @@ static void http_pipe_init(struct klb_l7_pipe *p, const u8 *buf, u32 len)
 }
 
 /* The 101 head is in hout: from now on, a tunnel. */
-int http_tunnel_begin(struct http_session *hs)
+int klb_hs_tunnel_begin(struct http_session *hs)
 {
 	struct http_buf *c = &hs->cin, *b = &hs->bin;
 
@@ -41,7 +41,7 @@ int http_tunnel_begin(struct http_session *hs)
 	/* No response body follows: the 101 goes out without waiting. */
 	hs->rphase = RP_DONE;
 	hs->state = HS_TUNNEL;
-	http_arm(hs, HT_IDLE);
+	klb_hs_arm(hs, HT_IDLE);
 	return HS_NEXT;
 }
 
@@ -58,7 +58,7 @@ static void http_pipe_drop(struct klb_l7_pipe *p)
 	p->len = 0;
 }
 
-int http_tunnel(struct http_session *hs)
+int klb_hs_tunnel(struct http_session *hs)
 {
 	long bin = HTTP_TUNNEL_BUDGET, bout = HTTP_TUNNEL_BUDGET;
 	struct klb_l7_session *s = &hs->s;
@@ -66,21 +66,21 @@ int http_tunnel(struct http_session *hs)
 	int head, e1, e2 = 0;
 
 	/* The 101 goes out whole before any byte of the new protocol. */
-	head = http_flush_head(hs, &progress);
+	head = klb_hs_flush_head(hs, &progress);
 	if (head < 0)
-		return http_abort(hs, KLB_L7_ERR_RESET, 0);
+		return klb_hs_abort(hs, KLB_L7_ERR_RESET, 0);
 	e1 = klb_l7_pump(&s->client, &hs->up->s, &hs->tc2b, &bin, &progress,
 			 &hs->bytes_in);
 	if (head)
 		e2 = klb_l7_pump(&hs->up->s, &s->client, &hs->tb2c, &bout,
 				 &progress, &hs->bytes_out);
 	if ((e1 && e1 != -EAGAIN) || (e2 && e2 != -EAGAIN))
-		return http_abort(hs, KLB_L7_ERR_RESET, HTTP_ABORT_RESET);
+		return klb_hs_abort(hs, KLB_L7_ERR_RESET, HTTP_ABORT_RESET);
 
 	/* What was in hand is sent: the buffers go, the sockets hold the rest. */
 	if (hs->cin.data && head && http_pipe_sent(&hs->tc2b) &&
 	    http_pipe_sent(&hs->tb2c)) {
-		http_bufs_put(hs);
+		klb_hs_bufs_put(hs);
 		http_pipe_drop(&hs->tc2b);
 		http_pipe_drop(&hs->tb2c);
 	}
@@ -88,14 +88,14 @@ int http_tunnel(struct http_session *hs)
 		/* Both sides closed: a clean end, FIN to both. */
 		klb_upstream_close(hs->up, false);
 		hs->up = NULL;
-		http_put_backend(hs);
+		klb_hs_put_backend(hs);
 		return HS_END;
 	}
 	if (e1 == -EAGAIN || e2 == -EAGAIN)
 		hs->yield = true;
 	if (progress)
-		http_arm(hs, HT_IDLE);
+		klb_hs_arm(hs, HT_IDLE);
 	else if (klb_l7_session_expired(s))
-		return http_abort(hs, KLB_L7_ERR_TIMEOUT, 0);
+		return klb_hs_abort(hs, KLB_L7_ERR_TIMEOUT, 0);
 	return HS_WAIT;
 }

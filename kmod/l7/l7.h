@@ -350,6 +350,12 @@ void klb_upstream_close(struct klb_upstream *up, bool abort);
 int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
 			 struct netlink_ext_ack *extack);
 void klb_l7_listener_close(struct klb_service *svc);
+/*
+ * listener.c: svc->l7_next := the service whose listener takes @svc's
+ * address over (a restore opened it), if any. Under kn->lock, before
+ * @svc is marked stopping: a session that sees stopping finds it.
+ */
+void klb_l7_listener_name_successor(struct klb_service *svc);
 
 /*
  * net.c: @s's service stopped; if another service took over its listener

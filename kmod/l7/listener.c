@@ -172,6 +172,20 @@ static void klb_l7_listener_hand_over(struct klb_l7_listener *l,
 		klb_l7_session_accept(next->kn, next->svc, sock, &next->s);
 }
 
+void klb_l7_listener_name_successor(struct klb_service *svc)
+{
+	struct klb_l7_listener *l = svc->listener, *next;
+
+	/* One that failed to open was never listed, and holds nothing. */
+	if (!l || list_empty(&l->node) || svc->l7_next)
+		return;
+	next = klb_l7_listener_successor(l);
+	if (!next)
+		return;
+	klb_service_get(next->svc);
+	WRITE_ONCE(svc->l7_next, next->svc);
+}
+
 void klb_l7_listener_close(struct klb_service *svc)
 {
 	struct klb_l7_listener *l = svc->listener, *next;
@@ -179,14 +193,10 @@ void klb_l7_listener_close(struct klb_service *svc)
 
 	if (!l)
 		return;
+	klb_l7_listener_name_successor(svc);
 	svc->listener = NULL;
-	/* One that failed to open was never listed, and holds nothing. */
 	next = list_empty(&l->node) ? NULL : klb_l7_listener_successor(l);
 	list_del_init(&l->node);
-	if (next && !svc->l7_next) {
-		klb_service_get(next->svc);
-		svc->l7_next = next->svc;
-	}
 
 	sk = l->s.sock->sk;
 	write_lock_bh(&sk->sk_callback_lock);

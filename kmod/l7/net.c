@@ -141,17 +141,21 @@ static int klb_l7_local_dst(struct klb_net *kn, u16 family)
  * As the kernel does for its own cached routes, point them at the
  * blackhole device; a packet still steered with one is dropped.
  */
-static void klb_l7_local_dst_put(struct dst_entry __rcu **slot)
+static void klb_l7_local_dst_put(struct klb_net *kn,
+				 struct dst_entry __rcu **slot)
 {
-	struct dst_entry *dst = rcu_dereference_protected(*slot, true);
+	struct dst_entry *dst = rcu_dereference_protected(*slot,
+				lockdep_is_held(&kn->lock));
 
 	if (dst)
 		dst_dev_put(dst);
 }
 
-static void klb_l7_local_dst_free(struct dst_entry __rcu **slot)
+static void klb_l7_local_dst_free(struct klb_net *kn,
+				  struct dst_entry __rcu **slot)
 {
-	struct dst_entry *dst = rcu_dereference_protected(*slot, true);
+	struct dst_entry *dst = rcu_dereference_protected(*slot,
+				lockdep_is_held(&kn->lock));
 
 	RCU_INIT_POINTER(*slot, NULL);
 	if (dst)
@@ -385,7 +389,8 @@ bool klb_l7_session_follow(struct klb_l7_session *s)
 	int hops;
 
 	/* Restores in a row: each service names the one after it. */
-	for (hops = 0; hops < 8 && READ_ONCE(next->stopping); hops++) {
+	/* Acquire: pairs with klb_l7_service_stop()'s release. */
+	for (hops = 0; hops < 8 && smp_load_acquire(&next->stopping); hops++) {
 		next = READ_ONCE(next->l7_next);
 		if (!next || next->mode != old->mode)
 			return false;
@@ -573,6 +578,14 @@ int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
 
 void klb_l7_service_stop(struct klb_net *kn, struct klb_service *svc)
 {
+	/*
+	 * The successor first, then stopping (release): a session that sees
+	 * stopping also sees where to go (klb_l7_session_follow()), and a
+	 * request routed meanwhile is served there instead of getting a 503.
+	 */
+	klb_l7_listener_name_successor(svc);
+	/* pairs with smp_load_acquire() in klb_l7_session_follow() */
+	smp_store_release(&svc->stopping, true);
 	klb_l7_listener_close(svc);
 	if (kn->l7)
 		klb_l7_sessions_kick(kn->l7, svc, false);
@@ -615,8 +628,8 @@ void klb_l7_net_pre_exit(struct klb_net *kn)
 		list_for_each_entry(be, &pool->backends, pool_node)
 			klb_l7_backend_removed(kn, be);
 
-	klb_l7_local_dst_put(&l7->local_dst4);
-	klb_l7_local_dst_put(&l7->local_dst6);
+	klb_l7_local_dst_put(kn, &l7->local_dst4);
+	klb_l7_local_dst_put(kn, &l7->local_dst6);
 }
 
 void klb_l7_net_exit(struct klb_net *kn)
@@ -624,8 +637,8 @@ void klb_l7_net_exit(struct klb_net *kn)
 	struct klb_l7_net *l7 = kn->l7;
 
 	/* The hooks are gone: nobody reads the routes any more. */
-	klb_l7_local_dst_free(&l7->local_dst4);
-	klb_l7_local_dst_free(&l7->local_dst6);
+	klb_l7_local_dst_free(kn, &l7->local_dst4);
+	klb_l7_local_dst_free(kn, &l7->local_dst6);
 	kfree(l7);
 	kn->l7 = NULL;
 }

@@ -136,6 +136,9 @@ static bool klb_tls_route(struct klb_tls_session *t, bool sni)
 		return true;	/* closed, nothing relayed */
 	}
 	t->be = klb_l7_pick(s, &in, avoid, NULL, &full);
+	/* It stopped since we looked: its successor, as above. */
+	if (!t->be && klb_l7_session_stopping(s) && klb_l7_session_follow(s))
+		t->be = klb_l7_pick(s, &in, avoid, NULL, &full);
 	if (avoid)
 		klb_backend_put(avoid);
 	/* No queue in tls mode: every backend full, closed like L4 drops. */
