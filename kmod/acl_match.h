@@ -9,11 +9,7 @@
 #ifndef _KLB_ACL_MATCH_H
 #define _KLB_ACL_MATCH_H
 
-#ifdef KLB_USERSPACE
-#include <klb_userspace.h>
-#else
-#include <linux/types.h>
-#endif
+#include "pure.h"
 
 /*
  * An address as a 128-bit number, in host order: IPv4 in lo (hi 0),

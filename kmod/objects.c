@@ -71,6 +71,7 @@ static void klb_backend_free_rcu(struct rcu_head *rcu)
 {
 	struct klb_backend *be = container_of(rcu, struct klb_backend, rcu);
 
+	/* A grace period has passed: no reader holds the backend. */
 	dst_release(rcu_dereference_protected(be->dr_dst, 1));
 	klb_stats_free(be->stats);
 	kfree(be);

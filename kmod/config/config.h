@@ -52,4 +52,12 @@ static inline struct klb_rule_set *klb_service_rules(struct klb_net *kn,
 					 lockdep_is_held(&kn->lock));
 }
 
+/* The ACL of @svc, for the writer side (kn->lock held); NULL if none. */
+static inline struct klb_acl *klb_service_acl(struct klb_net *kn,
+					      struct klb_service *svc)
+{
+	return rcu_dereference_protected(svc->acl,
+					 lockdep_is_held(&kn->lock));
+}
+
 #endif /* _KLB_CONFIG_H */

@@ -893,7 +893,8 @@ void klb_conn_table_fit(struct klb_net *kn)
 	 * last packets were waited for when it went), only reply lookups
 	 * may still walk the old, empty array.
 	 */
-	old = rcu_dereference_protected(t->hash, true);
+	old = rcu_dereference_protected(t->hash,
+					lockdep_is_held(&kn->lock));
 	bits = klb_conn_hash_bits(READ_ONCE(kn->sysctl.conn_max));
 	if (old->mask == (1U << bits) - 1)
 		return;
@@ -969,7 +970,8 @@ void klb_conn_net_exit(struct klb_net *kn)
 	 */
 	rcu_barrier();
 	kn->conns = NULL;
-	kvfree(rcu_dereference_protected(t->hash, true));
+	kvfree(rcu_dereference_protected(t->hash,
+					 lockdep_is_held(&kn->lock)));
 	klb_obj_dec(KLB_OBJ_CONN_HASH);
 	kvfree(t->locks);
 	kfree(t);

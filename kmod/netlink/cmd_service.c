@@ -131,9 +131,7 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 			return err;
 	}
 	has_acl = tb[KLB_SERVICE_A_ALLOW] || tb[KLB_SERVICE_A_DENY];
-	err = klb_nl_acl(tb, rcu_dereference_protected(svc->acl,
-						       lockdep_is_held(&kn->lock)),
-			 &acl, info->extack);
+	err = klb_nl_acl(tb, klb_service_acl(kn, svc), &acl, info->extack);
 	if (err)
 		return err;
 	if (tb[KLB_SERVICE_A_POOL]) {

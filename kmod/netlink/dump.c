@@ -427,7 +427,7 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 	      nla_put_u8(skb, KLB_SERVICE_A_PERSIST_MASK, svc->persist_mask))) ||
 	    (svc->cookie[0] &&
 	     nla_put_string(skb, KLB_SERVICE_A_COOKIE, svc->cookie)) ||
-	    klb_nl_put_acl(skb, rcu_dereference_protected(svc->acl, 1)) ||
+	    klb_nl_put_acl(skb, klb_service_acl(kn, svc)) ||
 	    klb_nl_put_stats(skb, KLB_SERVICE_A_STATS, &sum, true, l7)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

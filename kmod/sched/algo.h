@@ -4,7 +4,7 @@
  * connection counts, identity keys), no allocation, no locking, no kernel
  * API. kmod/sched/table.c owns the tables, the locking and the randomness
  * and calls these; tools/testing/unit and tools/testing/fuzz build the very
- * same files in userspace (see pure.h).
+ * same files in userspace (see kmod/pure.h).
  *
  * Conventions:
  *  - Backends are indices 0..n-1 into the caller's arrays; every function

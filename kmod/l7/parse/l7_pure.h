@@ -1,21 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The only header the pure L7 parsers in kmod/l7/ include besides their
- * own. Same contract as kmod/sched/pure.h: <linux/types.h> in the kernel,
- * tools/testing/unit/klb_userspace.h in userspace builds (-DKLB_USERSPACE)
- * so unit tests and libFuzzer run the very same files. No allocation, no
- * locking, no library calls: everything here works on caller memory.
+ * own: the types of kmod/pure.h (kernel or userspace) and the ASCII
+ * helpers they share. No allocation, no locking, no library calls:
+ * everything here works on caller memory.
  */
 #ifndef _KLB_L7_PURE_H
 #define _KLB_L7_PURE_H
 
-#ifdef KLB_USERSPACE
-#include <klb_userspace.h>
-#else
-#include <linux/types.h>
-#include <linux/compiler.h>
-#include <linux/bits.h>
-#endif
+#include "pure.h"
 
 /* ASCII helpers shared by the parsers; tiny, so static inline. */
 static inline u8 klb_l7_lower(u8 c)
