@@ -240,8 +240,8 @@ lint: checkpatch spec-check version-check setup-order lint-kbuild
 # sparse and layers both run Kbuild in this tree (modpost rewrites its
 # files each time): one after the other, also under make -j
 lint-kbuild:
-	$(MAKE) -j1 sparse
-	$(MAKE) -j1 layers
+	$(MAKE) sparse
+	$(MAKE) layers
 
 install: install-module install-tools
 
