@@ -5,7 +5,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${KDIR:?KDIR (the kernel build tree) not set: run through make sparse}"
-out=$(make -C "$KDIR" M="$PWD" C=2 CF="-D__CHECK_ENDIAN__" modules 2>&1)
+# its own make, not a job of the caller's make -j (whose jobserver it
+# would not get here: "jobserver unavailable", a warning line)
+out=$(MAKEFLAGS= MFLAGS= make -C "$KDIR" M="$PWD" C=2 CF="-D__CHECK_ENDIAN__" modules 2>&1)
 rc=$?
 bad=$(grep -E '(warning|error):' <<<"$out" | grep -v 'BTF generation')
 if [ $rc -ne 0 ] || [ -n "$bad" ]; then
