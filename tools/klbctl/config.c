@@ -17,6 +17,7 @@
 #include "klbctl.h"
 #include "nl.h"
 #include "objects.h"
+#include "tokenize.h"
 
 void config_usage(FILE *f)
 {
@@ -493,89 +494,6 @@ static char *read_all(FILE *f, size_t *len)
 	return buf;
 }
 
-static bool blank(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\r';
-}
-
-/*
- * The word at *pp, unquoted in place (the text only shrinks): parts in
- * double quotes keep their blanks and '#', with \" and \\ as escapes.
- * *pp moves past the word and the blank after it.
- */
-static int next_word(char **pp)
-{
-	char *p = *pp, *out = p;
-	bool more;
-
-	while (*p && !blank(*p)) {
-		if (*p != '"') {
-			*out++ = *p++;
-			continue;
-		}
-		for (p++; *p && *p != '"'; p++) {
-			if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
-				p++;
-			*out++ = *p;
-		}
-		if (!*p)
-			return errorf(EXIT_USAGE, "unterminated quote");
-		p++;
-	}
-	more = *p != '\0';	/* before the NUL lands, maybe on *p */
-	*out = '\0';
-	*pp = more ? p + 1 : p;
-	return EXIT_OK;
-}
-
-typedef int (*line_fn)(void *ctx, int argc, char **argv, unsigned int line);
-
-/*
- * Split text into lines and words in place; each line with words goes to
- * fn (with error_location() set to FILE:LINE), up to the first error.
- */
-static int lines_parse(char *text, const char *file, line_fn fn, void *ctx)
-{
-	char **tok = NULL, *line = text, *next;
-	size_t ntok, cap = 0;
-	unsigned int lineno = 0;
-	int ret = EXIT_OK;
-
-	for (; line && ret == EXIT_OK; line = next) {
-		char *p = line;
-
-		lineno++;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		else if (!*line)
-			break;
-
-		error_location(file, lineno);
-		ntok = 0;
-		for (;;) {
-			while (blank(*p))
-				p++;
-			/* A "# ..." after words is a comment too. */
-			if (!*p || *p == '#')
-				break;
-			if (!grow(&tok, &cap, ntok, sizeof(*tok))) {
-				ret = no_memory();
-				break;
-			}
-			tok[ntok++] = p;
-			ret = next_word(&p);
-			if (ret)
-				break;
-		}
-		if (!ret && ntok)
-			ret = fn(ctx, (int)ntok, tok, lineno);
-		error_location(NULL, 0);
-	}
-	free(tok);
-	return ret;
-}
-
 static int restore_line_fn(void *ctx, int argc, char **argv, unsigned int line)
 {
 	return restore_line(ctx, argc, argv, line);
@@ -583,7 +501,7 @@ static int restore_line_fn(void *ctx, int argc, char **argv, unsigned int line)
 
 static int restore_parse(struct config *c, char *text, const char *file)
 {
-	return lines_parse(text, file, restore_line_fn, c);
+	return tokenize_lines(text, file, restore_line_fn, c);
 }
 
 /* Overhead per object beyond its strings: nests, addresses, numbers. */
@@ -710,7 +628,7 @@ int batch_run(const char *path, int (*run)(int argc, char **argv))
 	text = read_input(path, &name, &ret);
 	if (!text)
 		return ret;
-	ret = lines_parse(text, name, batch_line_fn, &run);
+	ret = tokenize_lines(text, name, batch_line_fn, &run);
 	free(text);
 	return ret;
 }
