@@ -10,6 +10,7 @@
 #include <linux/version.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <net/genetlink.h>
 #include <net/route.h>
 #include <net/netfilter/ipv4/nf_defrag_ipv4.h>
 #include <net/netfilter/ipv6/nf_defrag_ipv6.h>
@@ -271,5 +272,21 @@ static inline u32 klb_random_below(u32 ceil)
 	return prandom_u32_max(ceil);
 }
 #endif
+
+/*
+ * The family a dump runs for, as the genetlink core records it: a reply
+ * built from it needs no pointer to klb's own family struct, whose ops
+ * table refers to every command (netlink/family.c is the top of its
+ * layer). 6.7 moved it into a struct genl_info of the dump.
+ */
+static inline const struct genl_family *
+klb_dump_family(struct netlink_callback *cb)
+{
+#if KERNEL_VERSION(6, 7, 0) <= LINUX_VERSION_CODE
+	return genl_info_dump(cb)->family;
+#else
+	return genl_dumpit_info(cb)->family;
+#endif
+}
 
 #endif /* _KLB_COMPAT_H */

@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klb's objects: live counts of every type, and the release of the two
- * refcounted ones (backends and services). Those are referenced from every
- * layer (scheduler tables, connections, L7 sessions), so the last put may
- * come from any of them, in any context; the release lives here, below
- * them all, and frees after a grace period.
+ * klb's objects: the live count of every type, and the check at unload
+ * that all of them went. Every file that allocates counts here, so this
+ * file calls nothing of klb's (the releases are in release.c).
  */
 #include <linux/bug.h>
 #include <linux/moduleparam.h>
-#include <linux/slab.h>
 
 #include "klb.h"
-#include "acl.h"
 
 DEFINE_PER_CPU(struct klb_obj_counts, klb_objects);
 
@@ -65,48 +61,4 @@ void klb_objects_check(void)
 		WARN(n, KBUILD_MODNAME ": leaked %ld %s objects\n", n,
 		     klb_obj_names[i]);
 	}
-}
-
-static void klb_backend_free_rcu(struct rcu_head *rcu)
-{
-	struct klb_backend *be = container_of(rcu, struct klb_backend, rcu);
-
-	/* A grace period has passed: no reader holds the backend. */
-	dst_release(rcu_dereference_protected(be->dr_dst, 1));
-	klb_stats_free(be->stats);
-	kfree(be);
-	klb_obj_dec(KLB_OBJ_BACKEND);
-}
-
-/*
- * The last reference may be dropped by a table or a connection freed after
- * a grace period; a reader that got the backend without a reference is
- * still given one more before the counters go away.
- */
-void klb_backend_release(struct kref *ref)
-{
-	struct klb_backend *be = container_of(ref, struct klb_backend, ref);
-
-	call_rcu(&be->rcu, klb_backend_free_rcu);
-}
-
-static void klb_service_free_rcu(struct rcu_head *rcu)
-{
-	struct klb_service *svc = container_of(rcu, struct klb_service, rcu);
-
-	if (svc->l7_next)
-		klb_service_put(svc->l7_next);
-	/* A grace period has passed: no reader sees the service's ACL. */
-	klb_acl_destroy(rcu_dereference_protected(svc->acl, 1));
-	klb_stats_free(svc->stats);
-	kfree(svc);
-	klb_obj_dec(KLB_OBJ_SERVICE);
-}
-
-/* Connections hold references: the last one may go in softirq. */
-void klb_service_release(struct kref *ref)
-{
-	struct klb_service *svc = container_of(ref, struct klb_service, ref);
-
-	call_rcu(&svc->rcu, klb_service_free_rcu);
 }

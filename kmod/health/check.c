@@ -16,8 +16,6 @@
 #include "health/probe.h"
 #include "sched/table.h"
 
-struct workqueue_struct *klb_health_wq;
-
 #define KLB_POOL_HEALTH_DIRTY	0
 
 static const char * const klb_check_kinds[] = {
@@ -126,15 +124,6 @@ const char *klb_health_error(const struct klb_backend *be, u8 kind,
 	return klb_probe_err_str(READ_ONCE(be->check_err), kind, buf, len);
 }
 
-void klb_health_kick(struct klb_net *kn, unsigned long delay)
-{
-	/* At once: even if it is pending for later (an ejection's end). */
-	if (!delay)
-		mod_delayed_work(klb_health_wq, &kn->health_work, 0);
-	else
-		queue_delayed_work(klb_health_wq, &kn->health_work, delay);
-}
-
 void klb_health_mark(struct klb_net *kn, struct klb_pool *pool)
 {
 	set_bit(KLB_POOL_HEALTH_DIRTY, &pool->health_dirty);
@@ -159,7 +148,8 @@ static void klb_health_change(struct klb_probe *p, u8 health, u32 err)
 		klb_health_mark(p->kn, p->pool);
 }
 
-void klb_probe_result(struct klb_probe *p, int res)
+/* A probe's result (1 passed, else -(err)): its done callback. */
+static void klb_probe_result(struct klb_probe *p, int res)
 {
 	const struct klb_check_cfg *cfg = p->cfg;
 	struct klb_backend *be = p->be;
@@ -295,7 +285,7 @@ int klb_health_backend_added(struct klb_net *kn, struct klb_pool *pool,
 	klb_health_passive_copy(kn, pool, be);
 	if (!pool->check)
 		return 0;
-	be->probe = klb_probe_alloc(kn, pool, be);
+	be->probe = klb_probe_alloc(kn, pool, be, klb_probe_result);
 	if (!be->probe)
 		return -ENOMEM;
 	if (pool->health_live)
@@ -418,16 +408,4 @@ void klb_health_net_exit(struct klb_net *kn)
 {
 	/* No probe is left to queue it again. */
 	cancel_delayed_work_sync(&kn->health_work);
-}
-
-int klb_health_module_init(void)
-{
-	/* Unbound: probes of many backends spread over the CPUs. */
-	klb_health_wq = alloc_workqueue("klb_health", WQ_UNBOUND, 0);
-	return klb_health_wq ? 0 : -ENOMEM;
-}
-
-void klb_health_module_exit(void)
-{
-	destroy_workqueue(klb_health_wq);
 }

@@ -79,7 +79,7 @@ static void klb_probe_done(struct klb_probe *p, int res)
 	unsigned long next;
 
 	klb_probe_close(p);
-	klb_probe_result(p, res);
+	p->done(p, res);
 	/* Up to a tenth early, so that probes do not fall into step. */
 	next = p->started + interval - klb_random_below(interval / 10 + 1);
 	mod_delayed_work(klb_health_wq, &p->work, klb_probe_until(next));
@@ -244,7 +244,8 @@ static void klb_probe_work(struct work_struct *work)
 }
 
 struct klb_probe *klb_probe_alloc(struct klb_net *kn, struct klb_pool *pool,
-				  struct klb_backend *be)
+				  struct klb_backend *be,
+				  void (*done)(struct klb_probe *p, int res))
 {
 	struct klb_probe *p;
 
@@ -257,6 +258,7 @@ struct klb_probe *klb_probe_alloc(struct klb_net *kn, struct klb_pool *pool,
 	p->cfg = pool->check;
 	klb_backend_get(be);
 	p->be = be;
+	p->done = done;
 	klb_obj_inc(KLB_OBJ_PROBE);
 	return p;
 }

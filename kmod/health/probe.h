@@ -42,6 +42,8 @@ struct klb_probe {
 	struct klb_net *kn;
 	struct klb_pool *pool;
 	struct klb_backend *be;		/* a reference held */
+	/* Each probe's result (1 passed, else -(err)), in the probe's work. */
+	void (*done)(struct klb_probe *p, int res);
 	const struct klb_check_cfg *cfg;	/* the pool's; outlives us */
 	struct socket *sock;		/* while a probe is in flight */
 	void (*saved_state_change)(struct sock *sk);
@@ -62,6 +64,7 @@ struct klb_probe {
 	char buf[KLB_PROBE_BUF];
 };
 
+/* wq.c */
 extern struct workqueue_struct *klb_health_wq;
 
 /* passive.c, for the health work (check.c), under klb_net->lock */
@@ -71,7 +74,8 @@ unsigned long klb_passive_next_end(struct klb_pool *pool);
 
 /* probe.c */
 struct klb_probe *klb_probe_alloc(struct klb_net *kn, struct klb_pool *pool,
-				  struct klb_backend *be);
+				  struct klb_backend *be,
+				  void (*done)(struct klb_probe *p, int res));
 /* The first probe, at a random point of the first interval. */
 void klb_probe_start(struct klb_probe *p);
 /* Stop, close and free: nothing of @p runs after. */
@@ -86,9 +90,6 @@ int klb_probe_request(struct klb_probe *p);
  */
 int klb_probe_answer(struct klb_probe *p, const char *data, size_t n,
 		     bool eof);
-
-/* check.c: one probe's result (1 passed, else -(err)) */
-void klb_probe_result(struct klb_probe *p, int res);
 
 static inline int klb_probe_fail(enum klb_probe_err code, u32 detail)
 {

@@ -86,16 +86,6 @@ static u32 klb_flow_hash(const struct klb_conn_table *t,
 	return siphash(w, sizeof(w), &t->key);
 }
 
-/*
- * Under rcu_read_lock. The hash only changes while the table is empty,
- * under the config lock (klb_conn_table_fit()), which its other users
- * (the netns's setup and teardown) hold or precede.
- */
-static struct klb_conn_hash *klb_conn_hash(const struct klb_conn_table *t)
-{
-	return rcu_dereference_check(t->hash, true);
-}
-
 static bool klb_flow_equal(const struct klb_flow *a, const struct klb_flow *b)
 {
 	if (a->sport != b->sport || a->dport != b->dport ||
@@ -174,54 +164,6 @@ static void klb_conn_unlock(struct klb_conn_table *t, const struct klb_conn *c)
 	else
 		__release(reply_chain_lock);
 	spin_unlock_bh(&t->locks[l0]);
-}
-
-/* How long @c lives in @state without a packet. */
-static unsigned long klb_conn_timeout(const struct klb_sysctl *s,
-				      const struct klb_conn *c, u8 state)
-{
-	int secs;
-
-	switch (state) {
-	case KLB_CONN_SYN_SENT:
-	case KLB_CONN_SYN_RECV:
-		secs = READ_ONCE(s->tcp_timeout_syn);
-		break;
-	case KLB_CONN_ESTABLISHED:
-		secs = READ_ONCE(s->tcp_timeout_established);
-		break;
-	case KLB_CONN_FIN_WAIT:
-		secs = READ_ONCE(s->tcp_timeout_fin);
-		break;
-	case KLB_CONN_TIME_WAIT:
-		secs = READ_ONCE(s->tcp_timeout_time_wait);
-		break;
-	case KLB_CONN_UDP:
-		secs = READ_ONCE(s->udp_timeout);
-		/* A spoofed datagram gets no answer: keep it briefly. */
-		if (!test_bit(KLB_CONN_F_CONFIRMED, &c->flags))
-			secs = min(secs, READ_ONCE(s->udp_timeout_unreplied));
-		break;
-	default:
-		secs = READ_ONCE(s->tcp_timeout_close);
-		break;
-	}
-	return (unsigned long)max(secs, 0) * HZ;
-}
-
-/* States in which a connection counts in active_conns. */
-static bool klb_conn_state_active(u8 state)
-{
-	return state != KLB_CONN_FIN_WAIT && state != KLB_CONN_TIME_WAIT &&
-	       state != KLB_CONN_CLOSE;
-}
-
-static void klb_conn_leave_active(struct klb_conn *c)
-{
-	if (test_and_clear_bit(KLB_CONN_F_ACTIVE, &c->flags)) {
-		atomic_dec(&c->svc->active_conns);
-		atomic_dec(&c->be->active_conns);
-	}
 }
 
 static void klb_conn_free_rcu(struct rcu_head *head)
@@ -513,100 +455,6 @@ struct klb_conn *klb_conn_new(struct klb_net *kn, struct klb_service *svc,
 	return ret;
 }
 
-/* TCP state after a segment with @f went through in direction @dir. */
-static u8 klb_tcp_next_state(struct klb_conn *c, enum klb_dir dir, u8 f)
-{
-	u8 st = c->state;
-
-	if (f & KLB_TCP_RST)
-		return KLB_CONN_CLOSE;
-	if (st == KLB_CONN_CLOSE)
-		return st;
-	if (f & KLB_TCP_FIN) {
-		c->fin_seen |= BIT(dir);
-		if (c->fin_seen == (BIT(KLB_DIR_ORIG) | BIT(KLB_DIR_REPLY)))
-			return KLB_CONN_TIME_WAIT;
-		return st == KLB_CONN_TIME_WAIT ? st : KLB_CONN_FIN_WAIT;
-	}
-	switch (st) {
-	case KLB_CONN_SYN_SENT:
-		if (dir == KLB_DIR_REPLY && (f & KLB_TCP_SYN) &&
-		    (f & KLB_TCP_ACK))
-			return KLB_CONN_SYN_RECV;
-		/*
-		 * dr and tun see only the client: its first ACK is the
-		 * sign that the handshake went through (as IPVS's input-only
-		 * state table has it).
-		 */
-		if (klb_conn_oneway(c) && dir == KLB_DIR_ORIG &&
-		    (f & KLB_TCP_ACK) && !(f & KLB_TCP_SYN))
-			return KLB_CONN_ESTABLISHED;
-		break;
-	case KLB_CONN_SYN_RECV:
-		if (dir == KLB_DIR_ORIG && (f & KLB_TCP_ACK) &&
-		    !(f & KLB_TCP_SYN))
-			return KLB_CONN_ESTABLISHED;
-		break;
-	}
-	return st;
-}
-
-/*
- * A UDP flow is confirmed by an answer; dr and tun never see one, so
- * there the client's second datagram counts (as its first ACK confirms a
- * TCP handshake there): a spoofed flood sends one per address.
- */
-static void klb_conn_udp_confirm(struct klb_conn *c, enum klb_dir dir)
-{
-	if (dir == KLB_DIR_REPLY ||
-	    (klb_conn_oneway(c) &&
-	     test_and_set_bit(KLB_CONN_F_ORIG_SEEN, &c->flags)))
-		set_bit(KLB_CONN_F_CONFIRMED, &c->flags);
-}
-
-void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
-		   u8 tcpflags)
-{
-	u8 state = READ_ONCE(c->state), before = state, prev;
-	unsigned long expires;
-
-	if (state == KLB_CONN_UDP &&
-	    !test_bit(KLB_CONN_F_CONFIRMED, &c->flags))
-		klb_conn_udp_confirm(c, dir);
-	/*
-	 * Most segments of an established connection change nothing but
-	 * the timer: only take the lock when the state may move.
-	 */
-	if (c->h[0].flow.proto == IPPROTO_TCP &&
-	    ((tcpflags & (KLB_TCP_SYN | KLB_TCP_FIN | KLB_TCP_RST)) ||
-	     state == KLB_CONN_SYN_SENT || state == KLB_CONN_SYN_RECV)) {
-		spin_lock(&c->lock);
-		prev = c->state;
-		state = klb_tcp_next_state(c, dir, tcpflags);
-		WRITE_ONCE(c->state, state);
-		spin_unlock(&c->lock);
-		/* The backend's answer to the SYN, for passive health. */
-		if (prev == KLB_CONN_SYN_SENT && dir == KLB_DIR_REPLY)
-			klb_health_passive(kn, c->be, state == KLB_CONN_CLOSE ?
-					   KLB_PASSIVE_RESET : KLB_PASSIVE_OK);
-		if (!klb_conn_state_active(state))
-			klb_conn_leave_active(c);
-	}
-	/*
-	 * A backend repeating its SYN-ACK does not bring the handshake any
-	 * closer: the timer runs from the first, else each spoofed SYN would
-	 * hold its entry for the backend's whole SYN-ACK retry period.
-	 */
-	if (state == KLB_CONN_SYN_RECV && before == KLB_CONN_SYN_RECV &&
-	    dir == KLB_DIR_REPLY)
-		return;
-
-	expires = jiffies + klb_conn_timeout(&kn->sysctl, c, state);
-	/* Avoid dirtying the shared line when the tick has not moved. */
-	if (READ_ONCE(c->expires) != expires)
-		WRITE_ONCE(c->expires, expires);
-}
-
 /*
  * Unlink every connection of bucket @b that @match selects. Process
  * context; unlinking under RCU keeps the chain walkable.
@@ -775,86 +623,6 @@ void klb_conn_backend_removed(struct klb_net *kn, struct klb_backend *be)
 {
 	if (kn->conns && READ_ONCE(kn->sysctl.expire_nodest_conn))
 		klb_conn_remove_all(kn->conns, klb_conn_of_backend, be);
-}
-
-static void klb_conn_fill_info(const struct klb_conn *c,
-			       struct klb_conn_info *ci)
-{
-	const struct klb_flow *o = &c->h[KLB_DIR_ORIG].flow;
-	const struct klb_flow *r = &c->h[KLB_DIR_REPLY].flow;
-	unsigned long expires = READ_ONCE(c->expires);
-	unsigned long now = jiffies;
-
-	memset(ci, 0, sizeof(*ci));
-	ci->svc = c->svc;
-	ci->family = o->family;
-	ci->proto = o->proto;
-	ci->state = READ_ONCE(c->state);
-	ci->caddr = o->saddr;
-	ci->cport = o->sport;
-	ci->vaddr = o->daddr;
-	ci->vport = o->dport;
-	/* dr, tun: the reply tuple has the VIP, not the backend. */
-	ci->baddr = c->be->addr;
-	ci->bport = c->be->port;
-	if (c->svc->mode == KLB_MODE_FNAT) {
-		ci->laddr = r->daddr;
-		ci->lport = r->dport;
-	}
-	ci->expires_ms = time_after(expires, now) ?
-			 jiffies_to_msecs(expires - now) : 0;
-}
-
-/*
- * Cursor: pos[0] is the bucket, pos[1] the id of the connection to resume
- * with plus one (0: start of the bucket). New connections are added at
- * the head of a chain with increasing ids under the chain's lock, so ids
- * decrease along a chain and "id < pos[1]" skips exactly what was already
- * reported (and anything added since, which a best-effort walk may miss).
- */
-int klb_conn_walk(struct klb_net *kn, unsigned long pos[2],
-		  int (*fn)(const struct klb_conn_info *ci, void *arg),
-		  void *arg)
-{
-	struct klb_conn_table *t = kn->conns;
-	struct klb_conn_info ci;
-	int ret = 0;
-
-	if (!t)
-		return 0;
-	for (;; pos[0]++, pos[1] = 0) {
-		struct klb_conn_hnode *h;
-		struct klb_conn_hash *hash;
-
-		rcu_read_lock();
-		hash = klb_conn_hash(t);
-		if (pos[0] > hash->mask) {
-			rcu_read_unlock();
-			break;
-		}
-		hlist_for_each_entry_rcu(h, &hash->buckets[pos[0]], node) {
-			struct klb_conn *c;
-
-			if (h->dir != KLB_DIR_ORIG)
-				continue;
-			c = klb_hnode_conn(h);
-			if (pos[1] && c->id >= pos[1])
-				continue;
-			if (test_bit(KLB_CONN_F_DEAD, &c->flags))
-				continue;
-			klb_conn_fill_info(c, &ci);
-			ret = fn(&ci, arg);
-			if (ret) {
-				pos[1] = c->id + 1;
-				break;
-			}
-		}
-		rcu_read_unlock();
-		if (ret)
-			return ret;
-		cond_resched();
-	}
-	return 0;
 }
 
 static unsigned int klb_conn_hash_bits(int conn_max)

@@ -124,7 +124,7 @@ struct klb_conn *klb_conn_insert(struct klb_conn_table *t, struct klb_conn *c);
 void klb_conn_free_unused(struct klb_conn_table *t, struct klb_conn *c);
 /* Unlink (idempotent) and free after a grace period. Any context. */
 void klb_conn_expire(struct klb_conn_table *t, struct klb_conn *c);
-/* A packet of @c went through in direction @dir: advance state, timer. */
+/* conn_state.c: a packet of @c went in direction @dir: state, timer. */
 void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 		   u8 tcpflags);
 
@@ -154,6 +154,22 @@ static inline bool klb_conn_table_empty(const struct klb_conn_table *t)
 {
 	return !atomic_read(&t->count);
 }
+
+/*
+ * Under rcu_read_lock. The hash only changes while the table is empty,
+ * under the config lock (klb_conn_table_fit()), which its other users
+ * (the netns's setup and teardown) hold or precede.
+ */
+static inline struct klb_conn_hash *klb_conn_hash(const struct klb_conn_table *t)
+{
+	return rcu_dereference_check(t->hash, true);
+}
+
+/* conn_state.c: how long @c lives in @state without a packet */
+unsigned long klb_conn_timeout(const struct klb_sysctl *s,
+			       const struct klb_conn *c, u8 state);
+/* conn_state.c: @c no longer counts in its service's and backend's active */
+void klb_conn_leave_active(struct klb_conn *c);
 
 /* ---- for the rest of klb ------------------------------------------------ */
 

@@ -19,7 +19,7 @@
  *            request whose Upgrade was forwarded -> HS_TUNNEL
  *            (http_tunnel.c), to any other request -> 502
  *   RP_BODY  relay the body per its framing -> RP_DONE
- *   RP_DONE  the exchange ends (klb_hs_exchange_end())
+ *   RP_DONE  the exchange ends (HS_EXCHANGE_END: http_session.c goes on)
  */
 #include "l7/http_session.h"
 
@@ -252,36 +252,6 @@ static int http_relay(struct http_session *hs, struct klb_l7_sock *src,
 	return RELAY_WAIT;
 }
 
-/*
- * Send the response head in hout to the client: 1 when nothing is left
- * to send, 0 when blocked, < 0 when the client failed.
- */
-int klb_hs_flush_head(struct http_session *hs, bool *progress)
-{
-	bool more;
-	int n;
-
-	while (hs->hout_to_client) {
-		/* Body bytes in hand go right after: one segment for both. */
-		more = hs->rphase == RP_BODY && !hs->resp_body.done &&
-		       hs->bin.len > hs->bin.pos;
-		n = klb_l7_send(&hs->s.client, hs->hout + hs->hout_pos,
-				hs->hout_len - hs->hout_pos, more);
-		if (n == -EAGAIN || !n)
-			return 0;
-		if (n < 0)
-			return n;
-		if (hs->rphase != RP_HEAD)
-			hs->resp_started = true;
-		hs->hout_pos += n;
-		hs->bytes_out += n;
-		*progress = true;
-		if (hs->hout_pos == hs->hout_len)
-			hs->hout_to_client = false;
-	}
-	return 1;
-}
-
 /* ---- request side ------------------------------------------------------------ */
 
 /*
@@ -481,7 +451,7 @@ static int http_response_head(struct http_session *hs, bool *progress)
 		}
 		/* EOF or reset: a dead pooled connection, or a failure */
 		if (!hs->resp_any)
-			return klb_hs_upstream_failed(hs, KLB_L7_ERR_RESET);
+			return HS_BACKEND_FAILED;
 		return http_bad_gateway(hs, KLB_L7_ERR_RESET);
 	}
 }
@@ -561,7 +531,7 @@ int klb_hs_exchange(struct http_session *hs)
 	if (r != HS_WAIT)
 		return r;
 	if (hs->rphase == RP_DONE)
-		return klb_hs_exchange_end(hs);
+		return HS_EXCHANGE_END;
 	if (progress && hs->tmode == HT_IDLE)
 		klb_hs_arm(hs, HT_IDLE);
 	if (klb_l7_session_expired(&hs->s))

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The http service mode's session, shared by http_session.c (the state
- * machine: request heads, routing, backend connections, the end of an
- * exchange, generated answers), http_relay.c (the exchange itself:
- * request body and response, both ways at once) and http_tunnel.c (a
- * connection that switched protocols: WebSocket).
+ * machine: request heads, the end of an exchange), http_route.c (the
+ * backend and its connection), http_relay.c (the exchange itself:
+ * request body and response, both ways at once), http_tunnel.c (a
+ * connection that switched protocols: WebSocket), http_bufs.c (the
+ * buffers) and http_common.c (what all of them do).
  */
 #ifndef _KLB_L7_HTTP_SESSION_H
 #define _KLB_L7_HTTP_SESSION_H
@@ -72,6 +73,9 @@ enum {
 	HS_WAIT,	/* blocked until the next event */
 	HS_NEXT,	/* state changed: run the new state now */
 	HS_END,		/* the session is over */
+	/* klb_hs_exchange() only, for http_session.c to act on: */
+	HS_EXCHANGE_END,	/* the response is relayed: keep-alive or end */
+	HS_BACKEND_FAILED,	/* reset before any answer: retry or 502 */
 };
 
 struct http_session {
@@ -154,25 +158,46 @@ static inline struct http_session *to_hs(struct klb_l7_session *s)
  */
 #define KLB_HTTP_MAX_INTERIM	8
 
+/*
+ * The files of the http mode, top to bottom (each calls only those
+ * below it): http_session.c (the states), http_route.c (backend choice
+ * and connection), http_relay.c (the exchange), http_tunnel.c (after a
+ * 101), http_bufs.c (buffers), http_common.c (what they all do).
+ */
+
+/* http_route.c */
+int klb_hs_route(struct http_session *hs);
+int klb_hs_st_queued(struct http_session *hs);
+bool klb_hs_follow(struct http_session *hs);
+int klb_hs_send_begin(struct http_session *hs);
+int klb_hs_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr);
+
 /* http_relay.c */
 void klb_hs_body_init(struct http_body *b, const struct klb_http_msg *m,
 		      u32 max_trailer);
-int klb_hs_flush_head(struct http_session *hs, bool *progress);
+/* HS_WAIT, HS_NEXT, HS_END, HS_EXCHANGE_END or HS_BACKEND_FAILED */
 int klb_hs_exchange(struct http_session *hs);
 
 /* http_tunnel.c */
 int klb_hs_tunnel_begin(struct http_session *hs);
 int klb_hs_tunnel(struct http_session *hs);
 
-/* http_session.c, for http_relay.c and http_tunnel.c */
-bool klb_hs_set_cookie(struct http_session *hs, struct klb_http_set_cookie *ck);
-void klb_hs_arm(struct http_session *hs, u8 mode);
-int klb_hs_reply(struct http_session *hs, u16 status);
-int klb_hs_upstream_failed(struct http_session *hs, enum klb_l7_ctr ctr);
-void klb_hs_upstream_abort(struct http_session *hs);
-void klb_hs_put_backend(struct http_session *hs);
+/* http_bufs.c */
+void klb_hs_exchange_bufs_put(struct http_session *hs);
 void klb_hs_bufs_put(struct http_session *hs);
-int klb_hs_exchange_end(struct http_session *hs);
+int klb_hs_cin_grow(struct http_session *hs, u32 cap);
+int klb_hs_exchange_bufs_get(struct http_session *hs);
+
+/* http_common.c */
+void klb_hs_arm(struct http_session *hs, u8 mode);
+void klb_hs_flush_bytes(struct http_session *hs);
+void klb_hs_set_backend(struct http_session *hs, struct klb_backend *be);
+void klb_hs_put_backend(struct http_session *hs);
+void klb_hs_upstream_abort(struct http_session *hs);
+int klb_hs_reply(struct http_session *hs, u16 status);
+int klb_hs_bad_request(struct http_session *hs, int err);
+bool klb_hs_set_cookie(struct http_session *hs, struct klb_http_set_cookie *ck);
+int klb_hs_flush_head(struct http_session *hs, bool *progress);
 
 /* klb_hs_abort() @how */
 #define HTTP_ABORT_BACKEND	1U	/* the backend's fault: count it there too */

@@ -4,10 +4,15 @@
  *
  * Shape (Documentation/design.md, "L7"); the rest of klb sees only
  * engine.h:
- *  - net.c       per-netns state: the session registry, the local route
- *                that delivers VIP packets to the listeners (steering),
- *                and the life of one client connection (a session: a work
- *                item, a timer, a protocol: http_session.c, tls_session.c)
+ *  - net.c       the top: per-netns state, the session registry, the
+ *                local route that delivers VIP packets to the listeners
+ *                (steering), and the life of one client connection (a
+ *                session: a work item, a timer, a protocol:
+ *                http_session.c, tls_session.c)
+ *  - session.c   what a protocol asks of the engine while a session
+ *                runs: timer, memory charge, the restore successor, the
+ *                source ACL and the backend pick
+ *  - wq.c        the workqueue, below every file that queues work
  *  - listener.c  one kernel listening socket per service, bound to the
  *                VIP (IP_TRANSPARENT: the VIP need not be local)
  *  - sock.c      a kernel TCP socket whose events queue a work item
@@ -41,7 +46,10 @@
 #include "l7/engine.h"
 #include "l7/parse/rule_match.h"
 
+/* wq.c: the workqueue every session, listener and connection runs on */
 extern struct workqueue_struct *klb_l7_wq;
+int klb_l7_wq_init(void);
+void klb_l7_wq_exit(void);
 
 /* ---- a kernel TCP socket driven by callbacks (sock.c) ------------------ */
 
@@ -347,7 +355,14 @@ void klb_upstream_close(struct klb_upstream *up, bool abort);
 
 /* ---- listener.c -------------------------------------------------------- */
 
+/* A new client connection accepted by @svc's listener (net.c). */
+typedef void (*klb_l7_accept_fn)(struct klb_net *kn, struct klb_service *svc,
+				 struct socket *sock,
+				 const struct klb_l7_sock *listener);
+
+/* Listen on @svc's address; each accepted connection goes to @accept. */
 int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
+			 klb_l7_accept_fn accept,
 			 struct netlink_ext_ack *extack);
 void klb_l7_listener_close(struct klb_service *svc);
 /*
@@ -358,16 +373,11 @@ void klb_l7_listener_close(struct klb_service *svc);
 void klb_l7_listener_name_successor(struct klb_service *svc);
 
 /*
- * net.c: @s's service stopped; if another service took over its listener
+ * session.c: @s's service stopped; if another service took over its listener
  * (a restore: svc->l7_next), the session moves there and goes on. Only
  * before a request or hello is routed. Returns whether it moved.
  */
 bool klb_l7_session_follow(struct klb_l7_session *s);
-
-/* net.c: a new client connection accepted by @svc's listener. */
-void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
-			   struct socket *sock,
-			   const struct klb_l7_sock *listener);
 
 /* ---- per netns (net.c) -------------------------------------------------- */
 

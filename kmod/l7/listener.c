@@ -27,6 +27,7 @@
 struct klb_l7_listener {
 	struct klb_l7_sock s;		/* only sock and saved_data_ready */
 	struct work_struct accept_work;
+	klb_l7_accept_fn accept;	/* makes a session of each connection */
 	struct klb_net *kn;
 	struct klb_service *svc;	/* owns the listener */
 	struct list_head node;		/* klb_l7_net.listeners, under kn->lock */
@@ -58,7 +59,7 @@ static void klb_l7_accept_work(struct work_struct *work)
 	for (i = 0; i < KLB_L7_ACCEPT_BATCH; i++) {
 		if (kernel_accept(l->s.sock, &sock, O_NONBLOCK))
 			return;
-		klb_l7_session_accept(l->kn, l->svc, sock, &l->s);
+		l->accept(l->kn, l->svc, sock, &l->s);
 	}
 	queue_work(klb_l7_wq, &l->accept_work);
 }
@@ -83,6 +84,7 @@ static int klb_l7_listener_bind(struct socket *sock, struct klb_service *svc)
 }
 
 int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
+			 klb_l7_accept_fn accept,
 			 struct netlink_ext_ack *extack)
 {
 	struct klb_l7_listener *l;
@@ -106,6 +108,7 @@ int klb_l7_listener_open(struct klb_net *kn, struct klb_service *svc,
 	klb_obj_inc(KLB_OBJ_L7_LISTENER);
 	INIT_WORK(&l->accept_work, klb_l7_accept_work);
 	INIT_LIST_HEAD(&l->node);
+	l->accept = accept;
 	l->kn = kn;
 	l->svc = svc;
 	l->s.sock = sock;
@@ -169,7 +172,7 @@ static void klb_l7_listener_hand_over(struct klb_l7_listener *l,
 	struct socket *sock;
 
 	while (!kernel_accept(l->s.sock, &sock, O_NONBLOCK))
-		klb_l7_session_accept(next->kn, next->svc, sock, &next->s);
+		next->accept(next->kn, next->svc, sock, &next->s);
 }
 
 void klb_l7_listener_name_successor(struct klb_service *svc)

@@ -18,20 +18,20 @@
  * Sessions: accepted by a listener, each one is a work item driven by its
  * protocol's ->run(). A session ends in its own work item, which can't
  * wait for itself: freeing is handed to another work item that first
- * cancels any pending run of the session's work, then frees.
+ * cancels any pending run of the session's work, then frees. What the
+ * protocols ask of the engine while a session runs is in session.c.
+ *
+ * This file is the top of the L7 layer: it knows the protocols (their
+ * ops) and is called by no other file of l7/.
  */
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
 #include <net/route.h>
 
-#include "acl.h"
 #include "l7/bufs.h"
 #include "l7/l7.h"
 #include "l7/route.h"
-#include "sched/table.h"
-
-struct workqueue_struct *klb_l7_wq;
 
 /* ---- steering ------------------------------------------------------------ */
 
@@ -171,28 +171,6 @@ static void klb_l7_session_timer(struct timer_list *t)
 	queue_work(klb_l7_wq, &s->work);
 }
 
-void klb_l7_session_set_timeout(struct klb_l7_session *s, unsigned int secs)
-{
-	if (!secs) {
-		s->timer_set = false;
-		del_timer(&s->timer);
-		return;
-	}
-	s->deadline = jiffies + secs * HZ;
-	s->timer_set = true;
-	mod_timer(&s->timer, s->deadline);
-}
-
-bool klb_l7_session_expired(const struct klb_l7_session *s)
-{
-	return s->timer_set && time_after_eq(jiffies, s->deadline);
-}
-
-void klb_l7_session_linger(struct klb_l7_session *s)
-{
-	s->lingering = true;
-}
-
 static void klb_l7_reap(struct work_struct *work)
 {
 	struct klb_l7_session *s = container_of(work, struct klb_l7_session,
@@ -303,9 +281,10 @@ static void klb_l7_sockaddr(const struct sockaddr_storage *ss, u16 *family,
 	}
 }
 
-void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
-			   struct socket *sock,
-			   const struct klb_l7_sock *listener)
+/* A new client connection accepted by @svc's listener. */
+static void klb_l7_session_accept(struct klb_net *kn, struct klb_service *svc,
+				  struct socket *sock,
+				  const struct klb_l7_sock *listener)
 {
 	const struct klb_l7_session_ops *ops;
 	struct klb_l7_net *l7 = kn->l7;
@@ -365,49 +344,6 @@ refuse:
 	sock_release(sock);
 }
 
-int klb_l7_mem_charge(struct klb_l7_session *s, size_t bytes)
-{
-	long max = (long)READ_ONCE(s->kn->sysctl.l7_mem_max_kb) * 1024;
-	atomic_long_t *mem = &s->kn->l7->mem;
-
-	if (atomic_long_add_return(bytes, mem) > max) {
-		atomic_long_sub(bytes, mem);
-		klb_stats_l7(s->svc->stats, KLB_L7_ERR_LIMIT);
-		return -ENOBUFS;
-	}
-	return 0;
-}
-
-void klb_l7_mem_uncharge(struct klb_l7_session *s, size_t bytes)
-{
-	atomic_long_sub(bytes, &s->kn->l7->mem);
-}
-
-bool klb_l7_session_follow(struct klb_l7_session *s)
-{
-	struct klb_service *old = s->svc, *next = old;
-	int hops;
-
-	/* Restores in a row: each service names the one after it. */
-	/* Acquire: pairs with klb_l7_service_stop()'s release. */
-	for (hops = 0; hops < 8 && smp_load_acquire(&next->stopping); hops++) {
-		next = READ_ONCE(next->l7_next);
-		if (!next || next->mode != old->mode)
-			return false;
-	}
-	if (next == old || READ_ONCE(next->stopping))
-		return false;
-	klb_service_get(next);
-	atomic_inc(&next->active_conns);
-	/* klb_l7_sessions_kick() reads it under the lock. */
-	spin_lock_bh(&s->kn->l7->lock);
-	s->svc = next;
-	spin_unlock_bh(&s->kn->l7->lock);
-	atomic_dec(&old->active_conns);
-	klb_service_put(old);
-	return true;
-}
-
 /* Wake the sessions of @svc (NULL: all) so they notice stopping/aborted. */
 static void klb_l7_sessions_kick(struct klb_l7_net *l7,
 				 struct klb_service *svc, bool abort)
@@ -426,28 +362,6 @@ static void klb_l7_sessions_kick(struct klb_l7_net *l7,
 }
 
 /* ---- conn dumps ------------------------------------------------------------- */
-
-void klb_l7_session_set_backend(struct klb_l7_session *s,
-				const struct klb_backend *be)
-{
-	spin_lock(&s->info_lock);
-	if (be) {
-		s->be_family = be->family;
-		s->be_addr = be->addr;
-		s->be_port = be->port;
-	} else {
-		s->be_port = 0;
-	}
-	spin_unlock(&s->info_lock);
-}
-
-void klb_l7_session_add_bytes(struct klb_l7_session *s, u64 in, u64 out)
-{
-	spin_lock(&s->info_lock);
-	s->bytes_in += in;
-	s->bytes_out += out;
-	spin_unlock(&s->info_lock);
-}
 
 static void klb_l7_session_info(struct klb_l7_session *s,
 				struct klb_l7_session_info *si)
@@ -496,72 +410,6 @@ int klb_l7_session_walk(struct klb_net *kn, unsigned long *pos,
 	return err;
 }
 
-/* ---- backend choice ------------------------------------------------------ */
-
-bool klb_l7_source_allowed(struct klb_l7_session *s)
-{
-	bool ok;
-
-	rcu_read_lock();
-	ok = klb_acl_allows_flow(rcu_dereference(s->svc->acl), &s->flow);
-	rcu_read_unlock();
-	if (!ok) {
-		local_bh_disable();	/* per-CPU counters, as the datapath's */
-		klb_stats_drop(s->svc->stats, KLB_DROP_ACL);
-		local_bh_enable();
-	}
-	return ok;
-}
-
-struct klb_backend *klb_l7_pick(struct klb_l7_session *s,
-				const struct klb_rule_input *in,
-				struct klb_backend *avoid, const u64 *want,
-				const void **full)
-{
-	struct klb_backend *be = NULL;
-	struct klb_sched_table *table;
-	struct klb_pool *pool;
-	struct klb_flow flow = s->flow;
-	int i;
-
-	if (full)
-		*full = NULL;
-	rcu_read_lock();
-	local_bh_disable();	/* schedulers keep per-CPU state */
-	/*
-	 * Checked inside the read section: a service is marked stopping
-	 * before the grace period that precedes freeing its pools and rules.
-	 */
-	if (READ_ONCE(s->svc->stopping))
-		goto out;
-	pool = klb_l7_route_rcu(s->svc, in);
-	table = pool ? rcu_dereference(pool->table) : NULL;
-	/* The backend the client asked for, if it is still eligible. */
-	if (want && table) {
-		be = klb_sched_find(table, *want);
-		/* A full one: served elsewhere (and given a new cookie). */
-		if (be && be != avoid && !klb_backend_full(be))
-			goto found;
-		be = NULL;
-	}
-	for (i = 0; table && i < 4; i++) {
-		be = klb_sched_pick(table, &flow);
-		if (!be || be != avoid)
-			break;
-		/* Hashing schedulers need another flow to pick another one. */
-		flow.sport = (__force __be16)((__force u16)flow.sport + 1);
-	}
-	if (!be && full && klb_sched_has_backends(table))
-		*full = pool;
-found:
-	if (be)
-		klb_backend_get(be);
-out:
-	local_bh_enable();
-	rcu_read_unlock();
-	return be;
-}
-
 /* ---- service start and stop ---------------------------------------------- */
 
 int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
@@ -573,7 +421,7 @@ int klb_l7_service_start(struct klb_net *kn, struct klb_service *svc,
 			svc->mode == KLB_MODE_HTTP ? "http" : "tls");
 		return -EOPNOTSUPP;
 	}
-	return klb_l7_listener_open(kn, svc, extack);
+	return klb_l7_listener_open(kn, svc, klb_l7_session_accept, extack);
 }
 
 void klb_l7_service_stop(struct klb_net *kn, struct klb_service *svc)
@@ -645,15 +493,10 @@ void klb_l7_net_exit(struct klb_net *kn)
 
 int klb_l7_module_init(void)
 {
-	/*
-	 * Per-CPU: a session's work runs where its socket event came from.
-	 * WQ_MEM_RECLAIM is not needed: nothing here frees memory.
-	 */
-	klb_l7_wq = alloc_workqueue("klb_l7", 0, 0);
-	if (!klb_l7_wq)
+	if (klb_l7_wq_init())
 		return -ENOMEM;
 	if (klb_l7_bufs_init()) {
-		destroy_workqueue(klb_l7_wq);
+		klb_l7_wq_exit();
 		return -ENOMEM;
 	}
 	return 0;
@@ -661,6 +504,6 @@ int klb_l7_module_init(void)
 
 void klb_l7_module_exit(void)
 {
-	destroy_workqueue(klb_l7_wq);
+	klb_l7_wq_exit();
 	klb_l7_bufs_exit();
 }

@@ -8,6 +8,7 @@
 #include "l4/conn.h"
 #include "l7/l7.h"
 #include "netlink/cmds.h"
+#include "netlink/dump.h"
 #include "netlink/parse.h"
 #include "netlink/policy.h"
 
@@ -54,8 +55,7 @@ int klb_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put(msg, info->snd_portid, info->snd_seq,
-			  &klb_genl_family, 0, KLB_CMD_STATS_GET);
+	hdr = klb_nl_hdr(msg, info, NULL, KLB_CMD_STATS_GET);
 	if (!hdr)
 		goto err;
 	nest = nla_nest_start(msg, KLB_A_STATS);

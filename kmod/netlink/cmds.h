@@ -15,8 +15,6 @@
 
 #include "klb.h"
 
-extern struct genl_family klb_genl_family;
-
 /* The namespace of a doit request, whose lock pre_doit took. */
 static inline struct klb_net *klb_nl_net(struct genl_info *info)
 {

@@ -225,7 +225,7 @@ static int klb_nl_put_backend(struct sk_buff *skb,
  * first backend left out (the message, if any, is complete and valid).
  */
 static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
-			    u32 portid, u32 seq, int flags,
+			    struct genl_info *info,
 			    struct netlink_callback *cb, unsigned long *idx)
 {
 	struct nlattr *pnest, *bnest;
@@ -234,8 +234,7 @@ static int klb_nl_fill_pool(struct sk_buff *skb, struct klb_pool *pool,
 	bool full = false;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, portid, seq, &klb_genl_family, flags,
-			  KLB_CMD_POOL_GET);
+	hdr = klb_nl_hdr(skb, info, cb, KLB_CMD_POOL_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (cb)
@@ -296,8 +295,7 @@ int klb_nl_pool_get_one(struct klb_net *kn, struct klb_pool *pool,
 	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	err = klb_nl_fill_pool(msg, pool, info->snd_portid, info->snd_seq, 0,
-			       NULL, &idx);
+	err = klb_nl_fill_pool(msg, pool, info, NULL, &idx);
 	if (err) {
 		nlmsg_free(msg);
 		klb_err(info->extack, NULL,
@@ -348,9 +346,7 @@ int klb_nl_pool_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			pos++;
 			continue;
 		}
-		err = klb_nl_fill_pool(skb, pool, NETLINK_CB(cb->skb).portid,
-				       cb->nlh->nlmsg_seq, NLM_F_MULTI, cb,
-				       &idx);
+		err = klb_nl_fill_pool(skb, pool, NULL, cb, &idx);
 		if (err)
 			break;
 		pos++;
@@ -385,8 +381,8 @@ static int klb_nl_put_snat(struct sk_buff *skb, const struct klb_service *svc)
 }
 
 static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
-			       struct klb_service *svc, u32 portid, u32 seq,
-			       int flags, struct netlink_callback *cb)
+			       struct klb_service *svc, struct genl_info *info,
+			       struct netlink_callback *cb)
 {
 	bool l7 = klb_mode_l7(svc->mode);
 	struct klb_rule_set *rules;
@@ -400,8 +396,7 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 	klb_stats_read(svc->stats, &sum);
 	sum.active_conns = atomic_read(&svc->active_conns);
 
-	hdr = genlmsg_put(skb, portid, seq, &klb_genl_family, flags,
-			  KLB_CMD_SERVICE_GET);
+	hdr = klb_nl_hdr(skb, info, cb, KLB_CMD_SERVICE_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (cb)
@@ -448,8 +443,7 @@ int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
 	msg = genlmsg_new(NLMSG_GOODSIZE + klb_nl_acl_size(), GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	err = klb_nl_fill_service(msg, kn, svc, info->snd_portid,
-				  info->snd_seq, 0, NULL);
+	err = klb_nl_fill_service(msg, kn, svc, info, NULL);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -470,9 +464,7 @@ int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	list_for_each_entry(svc, &kn->services, node) {
 		if (i++ < pos)
 			continue;
-		err = klb_nl_fill_service(skb, kn, svc,
-					  NETLINK_CB(cb->skb).portid,
-					  cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		err = klb_nl_fill_service(skb, kn, svc, NULL, cb);
 		if (err)
 			break;
 		pos++;
@@ -508,8 +500,7 @@ static int klb_nl_fill_rule(struct sk_buff *skb, struct netlink_callback *cb,
 	struct nlattr *nest;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &klb_genl_family, NLM_F_MULTI, KLB_CMD_RULE_GET);
+	hdr = klb_nl_hdr(skb, NULL, cb, KLB_CMD_RULE_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	genl_dump_check_consistent(cb, hdr);
@@ -638,9 +629,7 @@ static struct nlattr *klb_nl_conn_begin(struct klb_conn_dump *d,
 	struct sk_buff *skb = d->skb;
 	struct nlattr *nest;
 
-	*hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
-			   d->cb->nlh->nlmsg_seq, &klb_genl_family,
-			   NLM_F_MULTI, KLB_CMD_CONN_GET);
+	*hdr = klb_nl_hdr(skb, NULL, d->cb, KLB_CMD_CONN_GET);
 	if (!*hdr)
 		return NULL;
 	nest = nla_nest_start(skb, KLB_A_CONN);

@@ -6,6 +6,24 @@
 #include <net/genetlink.h>
 
 #include "klb.h"
+#include "compat.h"
+
+/*
+ * The header of a reply: to the dump @cb (NLM_F_MULTI), or, with @cb
+ * NULL, to the request @info. The family is the one the core ran the
+ * dump for, or the one pre_doit put in @info, so no file below family.c
+ * refers to klb_genl_family.
+ */
+static inline void *klb_nl_hdr(struct sk_buff *skb, struct genl_info *info,
+			       struct netlink_callback *cb, u8 cmd)
+{
+	if (cb)
+		return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				   cb->nlh->nlmsg_seq, klb_dump_family(cb),
+				   NLM_F_MULTI, cmd);
+	return genlmsg_put(skb, info->snd_portid, info->snd_seq,
+			   info->user_ptr[1], 0, cmd);
+}
 
 /* @addr as attribute @type4 or @type6, by @family. */
 int klb_nl_put_addr(struct sk_buff *skb, int type4, int type6, u16 family,

@@ -31,9 +31,7 @@ static int klb_nl_put_persist(const struct klb_persist_info *pi, void *arg)
 	if (d->service && strcmp(pi->svc->name, d->service))
 		return 0;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
-			  d->cb->nlh->nlmsg_seq, &klb_genl_family, NLM_F_MULTI,
-			  KLB_CMD_PERSIST_GET);
+	hdr = klb_nl_hdr(skb, NULL, d->cb, KLB_CMD_PERSIST_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	nest = nla_nest_start(skb, KLB_A_PERSIST);

@@ -65,10 +65,13 @@ static int klb_nl_may_configure(struct sk_buff *skb, struct genl_info *info)
 	return -EPERM;
 }
 
+static struct genl_family klb_genl_family;
+
 /*
  * Every doit runs under its namespace's config lock: taken here, dropped
  * in post_doit (which runs whatever doit returned), so handlers only do
- * their job. The datapath never takes it.
+ * their job. The datapath never takes it. The family goes along for the
+ * replies (6.1's genl_info has no family of its own).
  */
 static int klb_nl_pre_doit(const struct klb_genl_doit_ops *ops,
 			   struct sk_buff *skb, struct genl_info *info)
@@ -85,6 +88,7 @@ static int klb_nl_pre_doit(const struct klb_genl_doit_ops *ops,
 	if (ops->flags & GENL_UNS_ADMIN_PERM)
 		klb_memcg_adopt(kn);
 	info->user_ptr[0] = kn;
+	info->user_ptr[1] = &klb_genl_family;
 	return 0;
 }
 
@@ -214,7 +218,7 @@ static const struct genl_multicast_group klb_genl_mcgrps[] = {
  * resv_start_op is left at 0, as new families should: every command gets
  * strict validation, including a zero genetlink reserved field.
  */
-struct genl_family klb_genl_family __ro_after_init = {
+static struct genl_family klb_genl_family __ro_after_init = {
 	.name		= KLB_GENL_NAME,
 	.version	= KLB_GENL_VERSION,
 	.maxattr	= KLB_A_MAX,

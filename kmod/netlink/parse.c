@@ -5,62 +5,16 @@
  * types, lengths and ranges already; this checks the rest and says what
  * was wrong. Nothing here changes any state.
  */
-#include <linux/ctype.h>
 #include <linux/in.h>
 #include <net/ipv6.h>
 
 #include "acl.h"
+#include "netlink/attr.h"
 #include "netlink/acl_nl.h"
 #include "netlink/check.h"
 #include "netlink/parse.h"
 #include "netlink/policy.h"
 #include "sched/table.h"
-
-/* Report a missing attribute the way the core does, plus a message. */
-bool klb_nl_missing(struct netlink_ext_ack *extack, const struct nlattr *nest,
-		    struct nlattr **tb, int type, const char *what)
-{
-	if (!NL_REQ_ATTR_CHECK(extack, nest, tb, type))
-		return false;
-	klb_err(extack, NULL, "missing %s", what);
-	return true;
-}
-
-int klb_nl_name(const struct nlattr *attr, const char *what,
-		const char **name, struct netlink_ext_ack *extack)
-{
-	const char *s = nla_data(attr);
-	size_t len = strlen(s);	/* the policy ensured a NUL and the length */
-	size_t i;
-
-	if (!len) {
-		klb_err(extack, attr, "%s name is empty", what);
-		return -EINVAL;
-	}
-	for (i = 0; i < len; i++) {
-		if (!isascii(s[i]) || (!isalnum(s[i]) && !strchr("_.-", s[i]))) {
-			klb_err(extack, attr,
-				"%s name may only contain A-Z a-z 0-9 _ . -",
-				what);
-			return -EINVAL;
-		}
-	}
-	*name = s;
-	return 0;
-}
-
-/* A required name attribute in @tb. */
-int klb_nl_req_name(const struct nlattr *nest, struct nlattr **tb, int type,
-		    const char *what, const char **name,
-		    struct netlink_ext_ack *extack)
-{
-	char miss[24];
-
-	snprintf(miss, sizeof(miss), "%s name", what);
-	if (klb_nl_missing(extack, nest, tb, type, miss))
-		return -EINVAL;
-	return klb_nl_name(tb[type], what, name, extack);
-}
 
 /* Exactly one of @a4, @a6: a unicast address. */
 static int klb_nl_addr(const struct nlattr *nest, struct nlattr **tb,
@@ -499,14 +453,4 @@ int klb_nl_parse_service(struct list_head *pools, const struct nlattr *nest,
 		cfg->rules = NULL;
 	}
 	return err;
-}
-
-/* Parse the top-level nest @type of a request into @tb. */
-int klb_nl_nest(struct genl_info *info, int type, const char *what,
-		struct nlattr **tb, int maxtype, const struct nla_policy *policy)
-{
-	if (klb_nl_missing(info->extack, NULL, info->attrs, type, what))
-		return -EINVAL;
-	return nla_parse_nested(tb, maxtype, info->attrs[type], policy,
-				info->extack);
 }

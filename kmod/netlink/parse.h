@@ -10,18 +10,10 @@
 #include <net/genetlink.h>
 
 #include "config/pool.h"
+#include "netlink/attr.h"
 #include "config/rule.h"
 #include "config/service.h"
 
-/* @type is missing from @tb (of @nest, NULL: top level): say so. */
-bool klb_nl_missing(struct netlink_ext_ack *extack, const struct nlattr *nest,
-		    struct nlattr **tb, int type, const char *what);
-/* A name (of a @what: "pool", "service"): non-empty, [A-Za-z0-9_.-]. */
-int klb_nl_name(const struct nlattr *attr, const char *what,
-		const char **name, struct netlink_ext_ack *extack);
-int klb_nl_req_name(const struct nlattr *nest, struct nlattr **tb, int type,
-		    const char *what, const char **name,
-		    struct netlink_ext_ack *extack);
 int klb_nl_parse_backend(const struct nlattr *nest,
 			 struct klb_backend_cfg *cfg,
 			 struct netlink_ext_ack *extack);
@@ -52,8 +44,5 @@ int klb_nl_rules_build(struct list_head *pools,
 		       const struct klb_service_cfg *cfg,
 		       const struct nlattr *nest, struct klb_rule_set **setp,
 		       struct netlink_ext_ack *extack);
-/* The top-level nest @type of a request, parsed into @tb. */
-int klb_nl_nest(struct genl_info *info, int type, const char *what,
-		struct nlattr **tb, int maxtype, const struct nla_policy *policy);
 
 #endif /* _KLB_NETLINK_PARSE_H */
