@@ -23,9 +23,14 @@ that defines it. The allowed direction is
 
 (a layer may call any layer to its right), with one narrowing: l4 enters l7
 only through the steering entry point (L4_TO_L7 below). Anything else is a
-violation and makes the exit status 1. The report lists every layer edge
-with the symbols that make it, and every cycle between files.
+violation. Inside a layer the files have an order too: a cycle between
+files (a calls b calls ... a), in one layer or across layers, is an error.
+So is a kmod/ .c file that the file map of Documentation/design.md does
+not name, or a path there that no longer exists (--design). Any of them
+makes the exit status 1. The report lists every layer edge with the
+symbols that make it, and every cycle between files.
 """
+import re
 import argparse
 import collections
 import os
@@ -108,6 +113,13 @@ def main():
                     help="print the layer graph in Graphviz dot")
     ap.add_argument("--files", action="store_true",
                     help="also print every file-to-file edge")
+    ap.add_argument("--design", metavar="FILE",
+                    help="check that FILE names every kmod/ .c file (as "
+                    "kmod/DIR/NAME.c) and no file that is gone")
+    ap.add_argument("--assume-call", action="append", default=[],
+                    metavar="FROM=TO",
+                    help="add a call between two objects (proves the cycle "
+                    "check fires)")
     ap.add_argument("--map", action="append", default=[],
                     metavar="PATH=LAYER",
                     help="put an object in a layer (e.g. kmod/hooks.o=l4)")
@@ -131,6 +143,10 @@ def main():
             to = owner.get(s)
             if to and to != rel:
                 file_edges[(rel, to)].add(s)
+
+    for m in args.assume_call:
+        a, b = m.split("=", 1)
+        file_edges[(a, b)].add("(assumed)")
 
     layer_edges = collections.defaultdict(set)
     bad = []
@@ -178,13 +194,36 @@ def main():
                                               " ".join(comp)))
     cross = [c for c in cycles if len({layer[f] for f in c}) > 1]
 
+    unmapped = []
+    if args.design:
+        unmapped = check_design(args.root, args.design)
+
     for a, b, syms in bad:
         print("violation: %s (%s) -> %s (%s): %s" %
               (a, layer[a], b, layer[b], ", ".join(syms)))
     print("layers: %d objects, %d layer edges, %d violations, "
-          "%d cycles across layers" % (len(need), len(layer_edges), len(bad),
-                                       len(cross)))
-    return 1 if bad or cross else 0
+          "%d cycles across layers, %d file cycles" %
+          (len(need), len(layer_edges), len(bad), len(cross), len(cycles)))
+    return 1 if bad or cycles or unmapped else 0
+
+
+def check_design(root, design):
+    """Paths kmod/**.c missing from @design's text, and named but gone."""
+    text = open(os.path.join(root, design)).read()
+    named = set(re.findall(r"\bkmod/[\w/]+\.c\b", text))
+    tree = set()
+    for d, _, files in os.walk(os.path.join(root, "kmod")):
+        for f in files:
+            if f.endswith(".c") and not f.endswith(".mod.c"):
+                tree.add(os.path.relpath(os.path.join(d, f), root))
+    out = []
+    for f in sorted(tree - named):
+        out.append(f)
+        print("not in %s's file map: %s" % (design, f))
+    for f in sorted(named - tree):
+        out.append(f)
+        print("in %s's file map but gone: %s" % (design, f))
+    return out
 
 
 if __name__ == "__main__":
