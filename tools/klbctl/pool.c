@@ -119,10 +119,10 @@ static int pool_send(uint8_t cmd, int argc, char **argv, const struct pool_spec 
 	req_put_strz(&r, KLB_POOL_A_NAME, p->name);
 	if (p->has_sched)
 		req_put_u8(&r, KLB_POOL_A_SCHED, p->sched);
-	if (p->has_all_unhealthy)
-		req_put_u8(&r, KLB_POOL_A_ALL_UNHEALTHY, p->all_unhealthy);
 	if (p->has_hash)
 		req_put_u8(&r, KLB_POOL_A_HASH, p->hash);
+	if (p->has_all_unhealthy)
+		req_put_u8(&r, KLB_POOL_A_ALL_UNHEALTHY, p->all_unhealthy);
 	passive_put(&r, &p->passive);
 	if (p->has_check)
 		check_put(&r, &p->check);
