@@ -373,6 +373,14 @@ static int line_service(struct config *c, bool add, int argc, char **argv,
 			cs->s.has_pp = true;
 			cs->s.pp = s.pp;
 		}
+		if (s.has_persist) {
+			cs->s.has_persist = true;
+			cs->s.persist = s.persist;
+		}
+		if (s.has_mask) {
+			cs->s.has_mask = true;
+			cs->s.mask = s.mask;
+		}
 		if (s.allow.given)
 			cs->s.allow = s.allow;
 		if (s.deny.given)
