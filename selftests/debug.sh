@@ -9,6 +9,8 @@
 #   - with the lock checks that fire without lockdep, a whole life of
 #     configuration and traffic runs clean: config changes, restore, L7
 #     service, rules, flush, unload (run_all.sh fails the test on any WARN);
+#   - a pool set that fails at its table build (fail_table_build injects
+#     it) leaves the configuration and the backends' health as they were;
 #   - the unload's leak check fires on a leak (leak_inject counts one
 #     connection that was never made; the test expects that one WARN).
 KLB_KO=${KLB_DEBUG_KO:-${KLB_SRC:-$(cd "$(dirname "$0")/.." && pwd)}/klb-debug.ko}
@@ -65,6 +67,38 @@ r=$(http_n 3 "http://$VIP4/" | tally | wc -l)
 check_range "requests still answered after restore (backends seen)" "$r" 1 3
 check "-j -s service show" bash -c "ip netns exec $NS_LB $KLBCTL -j -s service show >/dev/null"
 check "conn show" bash -c "ip netns exec $NS_LB $KLBCTL conn show >/dev/null"
+
+# A pool set refused at its last step that can fail (the table build:
+# ENOMEM, injected here by fail_table_build) changes nothing: not the
+# check, not passive health, not the backends' health (a new check would
+# have reset it), and save is byte-identical; the same set then succeeds.
+FTB=/sys/module/klb/parameters/fail_table_build
+pf_healths() { klbctl -j pool show pf | jq -r '[.[0].backends[].health] | join(" ")'; }
+check "pool add pf" klbctl pool add pf
+check "backend add pf be1" klbctl backend add pf "$(be4 1):80"
+check "backend add pf be2" klbctl backend add pf "$(be4 2):80"
+check "pool set pf check tcp" klbctl pool set pf check tcp interval 1s timeout 1s rise 1 fall 1
+poll_until 30 sh -c "[ \"\$(ip netns exec $NS_LB $KLBCTL -j pool show pf | jq -r '[.[0].backends[].health] | join(\" \")')\" = 'healthy healthy' ]"
+check_eq "pf's backends pass the tcp check" "$(pf_healths)" "healthy healthy"
+saved=$(klbctl save)
+check "fail_table_build=1: the next table build fails" sh -c "echo 1 >$FTB"
+if out=$(klbctl pool set pf passive-fall 3 check http path / expect 2xx interval 2s timeout 1s 2>&1); then
+	fail "pool set check and passive-fall with a failing table build is refused"
+else
+	ok "pool set check and passive-fall with a failing table build is refused: $out"
+fi
+check "the refusal says the memory ran out" grep -qi "memory" <<<"$out"
+check_eq "the injected failure was used" "$(cat $FTB)" 0
+echo 0 >$FTB
+check_eq "save after the refused set is byte-identical" "$(klbctl save)" "$saved"
+check_eq "the backends' health is as it was (no reset by the refused check)" "$(pf_healths)" "healthy healthy"
+check "the same set without the failure" klbctl pool set pf passive-fall 3 check http path / expect 2xx interval 2s timeout 1s
+check "save now has the http check and passive-fall 3" sh -c \
+	"ip netns exec $NS_LB $KLBCTL save | grep '^pool add pf' | grep -q 'check http' &&
+	 ip netns exec $NS_LB $KLBCTL save | grep '^pool add pf' | grep -q 'passive-fall 3'"
+check "pool del pf" sh -c "ip netns exec $NS_LB $KLBCTL backend del pf $(be4 1):80 &&
+	ip netns exec $NS_LB $KLBCTL backend del pf $(be4 2):80 && ip netns exec $NS_LB $KLBCTL pool del pf"
+
 check "backend del" klbctl backend del web "$(be4 3):80"
 check "service del site" klbctl service del site
 check "flush" klbctl flush

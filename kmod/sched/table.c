@@ -15,6 +15,7 @@
  */
 #include <linux/err.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
@@ -221,6 +222,59 @@ static int klb_sched_build_algo(struct klb_sched_table *t)
 	}
 }
 
+#ifdef DEBUG
+/*
+ * A table build is the step of a configuration change that may fail
+ * after others were made; nothing but an allocation failure makes it
+ * fail, which Debian's kernels cannot inject. This one can, so a test
+ * shows that a change refused there leaves nothing behind (debug.sh).
+ */
+static atomic_t fail_table_build = ATOMIC_INIT(0);
+
+static int klb_fail_table_build_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	int n, err = kstrtoint(val, 0, &n);
+
+	if (err || n < 0)
+		return -EINVAL;
+	atomic_set(&fail_table_build, n);
+	return 0;
+}
+
+static int klb_fail_table_build_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&fail_table_build));
+}
+
+static const struct kernel_param_ops klb_fail_table_build_ops = {
+	.set = klb_fail_table_build_set,
+	.get = klb_fail_table_build_get,
+};
+module_param_cb(fail_table_build, &klb_fail_table_build_ops, NULL, 0644);
+MODULE_PARM_DESC(fail_table_build,
+		 "DEBUG builds: the Nth scheduler table build from now fails with ENOMEM (0: none)");
+
+static bool klb_sched_build_fails(void)
+{
+	int n = atomic_read(&fail_table_build);
+
+	while (n > 0) {
+		int old = atomic_cmpxchg(&fail_table_build, n, n - 1);
+
+		if (old == n)
+			return n == 1;
+		n = old;
+	}
+	return false;
+}
+#else
+static bool klb_sched_build_fails(void)
+{
+	return false;
+}
+#endif
+
 /* Frees @t and drops the references on its t->n backends. */
 static void klb_sched_table_destroy(struct klb_sched_table *t)
 {
@@ -247,6 +301,8 @@ struct klb_sched_table *klb_sched_table_build(u8 sched, u8 hash,
 
 	if (sched > KLB_SCHED_MAX)
 		return ERR_PTR(-EINVAL);
+	if (klb_sched_build_fails())
+		return ERR_PTR(-ENOMEM);
 	/* The list cannot change: the caller holds klb_net->lock. */
 	list_for_each_entry(be, backends, pool_node)
 		cap++;
