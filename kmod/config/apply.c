@@ -22,7 +22,8 @@
  * their new backends (a small allocation, the staged build of the same
  * table succeeded): a pool that cannot get one keeps its old table and
  * the health work builds it again shortly, as after a failed health
- * republish. Likewise a pool's changed check (klb_health_set_check()).
+ * republish. A pool's changed check (klb_health_set_check()) that finds
+ * no memory for its probes keeps the old check.
  */
 #include "config/pool.h"
 #include "config/quota.h"
@@ -150,7 +151,10 @@ static bool klb_apply_pool_settings(struct klb_net *kn, struct klb_pool *pool,
 	pool->passive_eject_ms = staged->passive_eject_ms;
 	pool->slowstart_ms = staged->slowstart_ms;
 	if (!klb_check_equal(pool->check, staged->check)) {
-		/* -ENOMEM leaves the pool without a check, as pool set does. */
+		/*
+		 * -ENOMEM (a probe) leaves the pool its old check: the
+		 * restore still succeeds, and save then shows the old one.
+		 */
 		klb_health_set_check(kn, pool, staged->check);
 		changed = true;
 	}

@@ -68,28 +68,6 @@ void klb_pool_add(struct klb_net *kn, struct klb_pool *pool)
 	klb_health_pool_start(kn, pool);
 }
 
-int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched)
-{
-	int err;
-
-	err = klb_sched_publish_sched(kn, pool, sched);
-	if (!err)
-		pool->sched = sched;
-	return err;
-}
-
-int klb_pool_set_hash(struct klb_net *kn, struct klb_pool *pool, u8 hash)
-{
-	u8 old = pool->hash;
-	int err;
-
-	pool->hash = hash;
-	err = klb_sched_publish(kn, pool);
-	if (err)
-		pool->hash = old;
-	return err;
-}
-
 /*
  * Freeing an unlinked pool takes three steps (its services, if any, are
  * unpublished first and released before step 3), so that

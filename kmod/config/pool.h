@@ -29,9 +29,23 @@ struct klb_pool *klb_pool_create(struct klb_net *kn, const char *name,
 				 u8 sched, struct netlink_ext_ack *extack);
 /* Link a pool built by klb_pool_create() into the live configuration. */
 void klb_pool_add(struct klb_net *kn, struct klb_pool *pool);
-int klb_pool_set_sched(struct klb_net *kn, struct klb_pool *pool, u8 sched);
-/* What sh and mh hash (enum klb_hash): republished; on error unchanged. */
-int klb_pool_set_hash(struct klb_net *kn, struct klb_pool *pool, u8 hash);
+/* What a POOL_SET changes: each part only if given. */
+struct klb_pool_change {
+	bool has_sched, has_hash, has_all_unhealthy, has_check;
+	u8 sched;			/* enum klb_sched */
+	u8 hash;			/* enum klb_hash: what sh and mh hash */
+	u8 all_unhealthy;		/* enum klb_all_unhealthy */
+	const struct klb_check_cfg *check;	/* has_check: NULL is none */
+	const struct klb_passive_cfg *passive;	/* NULL: unchanged */
+};
+/*
+ * pool_set.c: make @chg on @pool, all of it or nothing (-ENOMEM, with a
+ * message): the configuration, the backends' health and the table stay
+ * as they were.
+ */
+int klb_pool_set(struct klb_net *kn, struct klb_pool *pool,
+		 const struct klb_pool_change *chg,
+		 struct netlink_ext_ack *extack);
 /* Unlink and free @pool, refused (-EBUSY, with a message) while in use. */
 int klb_pool_del(struct klb_net *kn, struct klb_pool *pool,
 		 struct netlink_ext_ack *extack);

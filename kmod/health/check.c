@@ -202,57 +202,115 @@ static void klb_health_reset(struct klb_backend *be)
 	WRITE_ONCE(be->check_err, 0);
 }
 
+int klb_health_check_prepare(struct klb_net *kn, struct klb_pool *pool,
+			     const struct klb_check_cfg *cfg,
+			     struct klb_check_change *chg)
+{
+	struct klb_backend *be;
+	u32 i = 0;
+
+	klb_assert_locked(kn);
+	memset(chg, 0, sizeof(*chg));
+	if (!cfg)
+		return 0;
+	chg->cfg = kmemdup(cfg, sizeof(*cfg), GFP_KERNEL);
+	if (!chg->cfg)
+		return -ENOMEM;
+	klb_obj_inc(KLB_OBJ_CHECK);
+	chg->probes = kcalloc(pool->nbackends, sizeof(*chg->probes),
+			      GFP_KERNEL);
+	if (!chg->probes && pool->nbackends)
+		goto nomem;
+	/* The probes read the pool's check: they get the new one. */
+	list_for_each_entry(be, &pool->backends, pool_node) {
+		chg->probes[i] = klb_probe_alloc(kn, pool, be,
+						 klb_probe_result);
+		if (!chg->probes[i])
+			goto nomem;
+		chg->probes[i]->cfg = chg->cfg;
+		chg->n = ++i;
+	}
+	return 0;
+nomem:
+	klb_health_check_abort(kn, pool, chg);
+	return -ENOMEM;
+}
+
+bool klb_health_check_hold(struct klb_net *kn, struct klb_pool *pool)
+{
+	struct klb_backend *be;
+	bool unhealthy = false;
+
+	klb_assert_locked(kn);
+	list_for_each_entry(be, &pool->backends, pool_node) {
+		if (be->probe)
+			klb_probe_pause(be->probe);
+		unhealthy |= READ_ONCE(be->health) == KLB_HEALTH_UNHEALTHY;
+		klb_health_reset(be);
+	}
+	return unhealthy;
+}
+
+void klb_health_check_commit(struct klb_net *kn, struct klb_pool *pool,
+			     struct klb_check_change *chg)
+{
+	struct klb_backend *be;
+	u32 i = 0;
+
+	klb_assert_locked(kn);
+	klb_health_stop_probes(pool);
+	if (pool->check)
+		klb_obj_dec(KLB_OBJ_CHECK);
+	kfree(pool->check);
+	pool->check = chg->cfg;
+	list_for_each_entry(be, &pool->backends, pool_node) {
+		if (i < chg->n) {
+			be->probe = chg->probes[i++];
+			if (pool->health_live)
+				klb_probe_start(be->probe);
+		}
+	}
+	kfree(chg->probes);
+	memset(chg, 0, sizeof(*chg));
+}
+
+void klb_health_check_abort(struct klb_net *kn, struct klb_pool *pool,
+			    struct klb_check_change *chg)
+{
+	struct klb_backend *be;
+	u32 i;
+
+	klb_assert_locked(kn);
+	for (i = 0; i < chg->n; i++)
+		klb_probe_free(chg->probes[i]);
+	kfree(chg->probes);
+	if (chg->cfg)
+		klb_obj_dec(KLB_OBJ_CHECK);
+	kfree(chg->cfg);
+	memset(chg, 0, sizeof(*chg));
+	/* What klb_health_check_hold() paused goes on (a no-op if not). */
+	list_for_each_entry(be, &pool->backends, pool_node)
+		if (be->probe && READ_ONCE(be->probe->stopping) &&
+		    pool->health_live)
+			klb_probe_resume(be->probe);
+}
+
 int klb_health_set_check(struct klb_net *kn, struct klb_pool *pool,
 			 const struct klb_check_cfg *cfg)
 {
-	struct klb_check_cfg *new = NULL, *old = pool->check;
-	struct klb_backend *be;
-	bool republish = false;
-	int err = 0;
-
-	klb_assert_locked(kn);
-
-	if (cfg) {
-		new = kmemdup(cfg, sizeof(*cfg), GFP_KERNEL);
-		if (!new)
-			return -ENOMEM;
-		klb_obj_inc(KLB_OBJ_CHECK);
-	}
-	klb_health_stop_probes(pool);
-	pool->check = new;
-	list_for_each_entry(be, &pool->backends, pool_node) {
-		republish |= READ_ONCE(be->health) == KLB_HEALTH_UNHEALTHY;
-		klb_health_reset(be);
-		if (new && !err)
-			err = klb_health_backend_added(kn, pool, be);
-	}
-	if (err) {
-		/* Out of memory: no check rather than half of one. */
-		klb_health_stop_probes(pool);
-		pool->check = NULL;
-		kfree(new);
-		klb_obj_dec(KLB_OBJ_CHECK);
-	}
-	if (old)
-		klb_obj_dec(KLB_OBJ_CHECK);
-	kfree(old);
-	if (republish)
-		klb_sched_publish(kn, pool);	/* a failure: at the next one */
-	return err;
-}
-
-int klb_health_set_all_unhealthy(struct klb_net *kn, struct klb_pool *pool,
-				 u8 mode)
-{
-	u8 old = pool->all_unhealthy;
+	struct klb_check_change chg;
 	int err;
 
-	klb_assert_locked(kn);
-	pool->all_unhealthy = mode;
-	err = klb_sched_publish(kn, pool);
+	err = klb_health_check_prepare(kn, pool, cfg, &chg);
 	if (err)
-		pool->all_unhealthy = old;
-	return err;
+		return err;
+	if (klb_health_check_hold(kn, pool)) {
+		klb_health_check_commit(kn, pool, &chg);
+		klb_sched_publish(kn, pool);	/* a failure: at the next one */
+	} else {
+		klb_health_check_commit(kn, pool, &chg);
+	}
+	return 0;
 }
 
 void klb_health_pool_start(struct klb_net *kn, struct klb_pool *pool)

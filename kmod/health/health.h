@@ -64,6 +64,9 @@ void klb_health_passive(struct klb_net *kn, struct klb_backend *be,
 /* Apply @cfg's given fields to @pool and its backends, and republish. */
 int klb_health_set_passive(struct klb_net *kn, struct klb_pool *pool,
 			   const struct klb_passive_cfg *cfg);
+/* The same without the republish (the caller's, config/pool_set.c). */
+void klb_health_passive_apply(struct klb_net *kn, struct klb_pool *pool,
+			      const struct klb_passive_cfg *cfg);
 /* @be joins @pool: it takes the pool's passive settings. */
 void klb_health_passive_copy(struct klb_net *kn, struct klb_pool *pool,
 			     struct klb_backend *be);
@@ -78,13 +81,37 @@ void klb_check_defaults(struct klb_check_cfg *cfg, u8 kind);
 /*
  * Give @pool the check @cfg (copied), or none (NULL): the backends' health
  * starts again at unknown, and the table is republished if that changed
- * any. -ENOMEM (no memory for a probe) leaves the pool without a check.
+ * any. -ENOMEM (no memory for a probe) changes nothing.
  */
 int klb_health_set_check(struct klb_net *kn, struct klb_pool *pool,
 			 const struct klb_check_cfg *cfg);
-/* Set the all-unhealthy option and republish. */
-int klb_health_set_all_unhealthy(struct klb_net *kn, struct klb_pool *pool,
-				 u8 mode);
+
+/*
+ * The same in steps, for a change of which the check is one part
+ * (config/pool_set.c), all under klb_net->lock:
+ *  - prepare: everything that may fail (the copy of @cfg, a probe per
+ *    backend, not started); -ENOMEM and nothing changed, or 0;
+ *  - hold: the old probes paused, the backends' health reset to unknown
+ *    (as the table built next must see it); true if one was unhealthy;
+ *  - then commit (the old check and probes freed, the new ones started)
+ *    or abort (the new ones freed, the old probes resumed; the caller
+ *    puts back the health that hold reset).
+ */
+struct klb_probe;
+struct klb_check_change {
+	struct klb_check_cfg *cfg;	/* NULL: no check */
+	struct klb_probe **probes;	/* one per backend, in list order */
+	u32 n;
+};
+
+int klb_health_check_prepare(struct klb_net *kn, struct klb_pool *pool,
+			     const struct klb_check_cfg *cfg,
+			     struct klb_check_change *chg);
+bool klb_health_check_hold(struct klb_net *kn, struct klb_pool *pool);
+void klb_health_check_commit(struct klb_net *kn, struct klb_pool *pool,
+			     struct klb_check_change *chg);
+void klb_health_check_abort(struct klb_net *kn, struct klb_pool *pool,
+			    struct klb_check_change *chg);
 /* @pool's probes may run: it is linked into the live configuration. */
 void klb_health_pool_start(struct klb_net *kn, struct klb_pool *pool);
 /* Stop and free the probes and the check of @pool, which is going away. */

@@ -103,8 +103,8 @@ void klb_health_passive_copy(struct klb_net *kn, struct klb_pool *pool,
 	}
 }
 
-int klb_health_set_passive(struct klb_net *kn, struct klb_pool *pool,
-			   const struct klb_passive_cfg *cfg)
+void klb_health_passive_apply(struct klb_net *kn, struct klb_pool *pool,
+			      const struct klb_passive_cfg *cfg)
 {
 	struct klb_backend *be;
 
@@ -119,6 +119,12 @@ int klb_health_set_passive(struct klb_net *kn, struct klb_pool *pool,
 		pool->slowstart_ms = cfg->slowstart_ms;
 	list_for_each_entry(be, &pool->backends, pool_node)
 		klb_health_passive_copy(kn, pool, be);
+}
+
+int klb_health_set_passive(struct klb_net *kn, struct klb_pool *pool,
+			   const struct klb_passive_cfg *cfg)
+{
+	klb_health_passive_apply(kn, pool, cfg);
 	/* Ejections that ended, ramps that start or stop: publish again. */
 	return klb_sched_publish(kn, pool);
 }

@@ -271,7 +271,7 @@ void klb_probe_start(struct klb_probe *p)
 			   klb_random_below(interval + 1));
 }
 
-void klb_probe_free(struct klb_probe *p)
+void klb_probe_pause(struct klb_probe *p)
 {
 	/* The work may be running: let it see stopping, then wait for it. */
 	WRITE_ONCE(p->stopping, true);
@@ -280,6 +280,17 @@ void klb_probe_free(struct klb_probe *p)
 	klb_probe_close(p);
 	/* ... and what one queued before it is gone too. */
 	cancel_delayed_work_sync(&p->work);
+}
+
+void klb_probe_resume(struct klb_probe *p)
+{
+	WRITE_ONCE(p->stopping, false);
+	klb_probe_start(p);
+}
+
+void klb_probe_free(struct klb_probe *p)
+{
+	klb_probe_pause(p);
 	klb_backend_put(p->be);
 	klb_obj_dec(KLB_OBJ_PROBE);
 	kfree(p);

@@ -78,6 +78,13 @@ struct klb_probe *klb_probe_alloc(struct klb_net *kn, struct klb_pool *pool,
 				  void (*done)(struct klb_probe *p, int res));
 /* The first probe, at a random point of the first interval. */
 void klb_probe_start(struct klb_probe *p);
+/*
+ * Stop: the probe in flight is dropped, nothing of @p runs until resumed
+ * (a new probe then, at a random point of the first interval); its
+ * streak of passes and failures is kept.
+ */
+void klb_probe_pause(struct klb_probe *p);
+void klb_probe_resume(struct klb_probe *p);
 /* Stop, close and free: nothing of @p runs after. */
 void klb_probe_free(struct klb_probe *p);
 

@@ -79,6 +79,7 @@ int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info)
 	struct klb_net *kn = klb_nl_net(info);
 	struct nlattr *tb[KLB_POOL_A_MAX + 1];
 	struct klb_check_cfg *check = NULL;
+	struct klb_pool_change chg = {};
 	struct klb_passive_cfg passive;
 	bool none = false, has_passive;
 	struct klb_pool *pool;
@@ -105,21 +106,19 @@ int klb_nl_pool_set(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 	}
 	/* The policy checked the ranges. */
-	if (tb[KLB_POOL_A_SCHED])
-		err = klb_pool_set_sched(kn, pool,
-					 nla_get_u8(tb[KLB_POOL_A_SCHED]));
-	if (!err && tb[KLB_POOL_A_HASH])
-		err = klb_pool_set_hash(kn, pool,
-					nla_get_u8(tb[KLB_POOL_A_HASH]));
-	if (!err && tb[KLB_POOL_A_CHECK])
-		err = klb_health_set_check(kn, pool, none ? NULL : check);
-	if (!err && tb[KLB_POOL_A_ALL_UNHEALTHY]) {
-		u8 mode = nla_get_u8(tb[KLB_POOL_A_ALL_UNHEALTHY]);
-
-		err = klb_health_set_all_unhealthy(kn, pool, mode);
-	}
-	if (!err && has_passive)
-		err = klb_health_set_passive(kn, pool, &passive);
+	chg.has_sched = tb[KLB_POOL_A_SCHED];
+	if (chg.has_sched)
+		chg.sched = nla_get_u8(tb[KLB_POOL_A_SCHED]);
+	chg.has_hash = tb[KLB_POOL_A_HASH];
+	if (chg.has_hash)
+		chg.hash = nla_get_u8(tb[KLB_POOL_A_HASH]);
+	chg.has_all_unhealthy = tb[KLB_POOL_A_ALL_UNHEALTHY];
+	if (chg.has_all_unhealthy)
+		chg.all_unhealthy = nla_get_u8(tb[KLB_POOL_A_ALL_UNHEALTHY]);
+	chg.has_check = tb[KLB_POOL_A_CHECK];
+	chg.check = none ? NULL : check;
+	chg.passive = has_passive ? &passive : NULL;
+	err = klb_pool_set(kn, pool, &chg, info->extack);
 	if (!err) {
 		klb_config_changed(kn);
 		klb_nl_pool_event(kn, KLB_EVENT_SET, pool->name, pool->sched);

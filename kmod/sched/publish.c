@@ -67,32 +67,50 @@ static void klb_sched_note_published(struct klb_pool *pool,
 	pool->ramp_until = until;
 }
 
-int klb_sched_publish_sched(struct klb_net *kn, struct klb_pool *pool,
-			    u8 sched)
+struct klb_sched_table *klb_sched_prepare(struct klb_net *kn,
+					  struct klb_pool *pool, u8 sched,
+					  bool *ramp)
 {
-	struct klb_sched_table *new, *old;
 	unsigned long now = jiffies;
 	struct klb_backend *be;
-	bool ramp = false;
+	bool any = false;
 
 	klb_assert_locked(kn);
 
 	list_for_each_entry(be, &pool->backends, pool_node)
-		ramp |= be->published;
+		any |= be->published;
 	list_for_each_entry(be, &pool->backends, pool_node)
-		be->weight_now = klb_sched_weight_now(pool, be, now, ramp);
-	new = klb_sched_table_build(sched, pool->hash, &kn->hash_seed,
-				    &pool->backends,
-				    klb_sched_fail_open(pool));
-	if (IS_ERR(new))
-		return PTR_ERR(new);
+		be->weight_now = klb_sched_weight_now(pool, be, now, any);
+	*ramp = any;
+	return klb_sched_table_build(sched, pool->hash, &kn->hash_seed,
+				     &pool->backends,
+				     klb_sched_fail_open(pool));
+}
+
+void klb_sched_commit(struct klb_net *kn, struct klb_pool *pool,
+		      struct klb_sched_table *new, bool ramp)
+{
+	struct klb_sched_table *old;
+
 	old = rcu_replace_pointer(pool->table, new,
 				  lockdep_is_held(&kn->lock));
 	if (old)
 		klb_sched_table_free(old);
-	klb_sched_note_published(pool, now, ramp);
+	klb_sched_note_published(pool, jiffies, ramp);
 	if (pool->ramp_until)
 		kn->health_ramp = true;
+}
+
+int klb_sched_publish_sched(struct klb_net *kn, struct klb_pool *pool,
+			    u8 sched)
+{
+	struct klb_sched_table *new;
+	bool ramp;
+
+	new = klb_sched_prepare(kn, pool, sched, &ramp);
+	if (IS_ERR(new))
+		return PTR_ERR(new);
+	klb_sched_commit(kn, pool, new, ramp);
 	return 0;
 }
 

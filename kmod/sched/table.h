@@ -43,6 +43,18 @@ int klb_sched_publish_sched(struct klb_net *kn, struct klb_pool *pool,
 /* The same with the pool's own scheduler. */
 int klb_sched_publish(struct klb_net *kn, struct klb_pool *pool);
 /*
+ * The same in two steps, for a change that must fail whole: prepare
+ * builds the table (and sets each backend's weight_now, the slow-start
+ * weight it uses; @ramp is for commit) and may fail; commit swaps it in
+ * and cannot. A prepared table not committed is freed with
+ * klb_sched_table_free().
+ */
+struct klb_sched_table *klb_sched_prepare(struct klb_net *kn,
+					  struct klb_pool *pool, u8 sched,
+					  bool *ramp);
+void klb_sched_commit(struct klb_net *kn, struct klb_pool *pool,
+		      struct klb_sched_table *new, bool ramp);
+/*
  * seed.c: net.klb.hash_seed. Set @kn's seed (KLB_HASH_SEED_LEN bytes, as
  * the sysctl's hex digits read) and republish every pool, so that sh and
  * mh use it at once; a pool whose republish fails (-ENOMEM) keeps its
