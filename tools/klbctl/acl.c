@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A service's source lists: "allow PREFIX[,PREFIX...]", "deny ...", or
- * "none" for no list (service add and set, save, show).
+ * "none" for no list (service add and set, save, show): the value of the
+ * service's "allow" and "deny" words (vt_acl, obj.h).
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "klbctl.h"
 #include "nl.h"
+#include "obj.h"
 #include "objects.h"
 #include "print.h"
 
@@ -43,12 +45,11 @@ static int prefix_parse(const char *what, const char *s, struct acl_prefix *p)
 	return EXIT_OK;
 }
 
-int acl_parse(const char *what, const char *list, struct acl_list *l)
+static int acl_parse(const char *what, const char *list, struct acl_list *l)
 {
 	char *copy, *tok, *save = NULL;
 	int ret = EXIT_OK;
 
-	l->given = true;
 	l->n = 0;
 	if (!strcmp(list, "none"))
 		return EXIT_OK;
@@ -72,14 +73,13 @@ int acl_parse(const char *what, const char *list, struct acl_list *l)
 	return ret;
 }
 
-void acl_put(struct req *r, uint16_t type, const struct acl_list *l)
+/* The list as nest @type; an empty one removes the list. */
+static void acl_put(struct req *r, unsigned short type, const struct acl_list *l)
 {
 	struct nlattr *nest;
 	uint8_t d[17];
 	unsigned int i;
 
-	if (!l->given)
-		return;
 	nest = req_nest_start(r, type);
 	for (i = 0; i < l->n; i++) {
 		const struct acl_prefix *p = &l->p[i];
@@ -97,12 +97,11 @@ void acl_put(struct req *r, uint16_t type, const struct acl_list *l)
 	req_nest_end(r, nest);
 }
 
-void acl_get(const struct nlattr *nest, struct acl_list *l)
+static void acl_get(const struct nlattr *nest, struct acl_list *l)
 {
 	const struct nlattr *a;
 	const uint8_t *d;
 
-	l->given = true;
 	l->n = 0;
 	mnl_attr_for_each_nested(a, nest) {
 		struct acl_prefix *p = &l->p[l->n];
@@ -127,7 +126,7 @@ void acl_get(const struct nlattr *nest, struct acl_list *l)
 	}
 }
 
-const char *acl_prefix_str(const struct acl_prefix *p, char *buf, size_t len)
+static const char *acl_prefix_str(const struct acl_prefix *p, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
@@ -136,28 +135,64 @@ const char *acl_prefix_str(const struct acl_prefix *p, char *buf, size_t len)
 	return buf;
 }
 
-void acl_print(const char *what, const struct acl_list *l)
+/* " allow P,P" in text (show and save alike), "allow": [...] in JSON. */
+static void acl_print(enum output_type t, const struct field *f,
+		      const void *val, enum wmode m)
 {
+	const struct acl_list *l = val;
 	char buf[INET6_ADDRSTRLEN + 8];
 	unsigned int i;
 
-	if (!l->n)
-		return;
-	open_json_array(PRINT_JSON, what);
-	print_string(PRINT_FP, NULL, " %s ", what);
-	for (i = 0; i < l->n; i++) {
-		print_string(PRINT_FP, NULL, i ? "," : "", NULL);
-		print_string(PRINT_ANY, NULL, "%s", acl_prefix_str(&l->p[i], buf, sizeof(buf)));
-	}
-	close_json_array(PRINT_JSON, NULL);
-}
-
-void acl_save(const char *what, const struct acl_list *l)
-{
-	char buf[INET6_ADDRSTRLEN + 8];
-	unsigned int i;
-
+	(void)m;
+	print_list_start(t, f);
 	for (i = 0; i < l->n; i++)
-		printf("%s%s", i ? "," : (strcmp(what, "allow") ? " deny " : " allow "),
-		       acl_prefix_str(&l->p[i], buf, sizeof(buf)));
+		print_list_item(t, i, acl_prefix_str(&l->p[i], buf, sizeof(buf)));
+	print_list_end(t);
 }
+
+/* ------------------------------------------------- the service's value */
+
+static int acl_val_parse(const struct field *f, const char *obj, int argc,
+			 char **argv, void *val)
+{
+	(void)obj;
+	(void)argc;
+	return acl_parse(f->word, argv[0], val);
+}
+
+static void acl_val_put(struct req *r, const struct field *f, const void *val)
+{
+	acl_put(r, f->attr, val);
+}
+
+static int acl_val_get(const struct field *f, const struct nlattr *const *tb,
+		       void *val)
+{
+	if (!tb[f->attr])
+		return 0;
+	acl_get(tb[f->attr], val);
+	return 1;
+}
+
+/* No list at all, or an empty one: nothing to write. */
+static bool acl_val_is_default(const struct field *f, const void *val)
+{
+	(void)f;
+	return !((const struct acl_list *)val)->n;
+}
+
+/* Prefix attributes: 24 bytes at most each. */
+static size_t acl_val_wire(const void *val)
+{
+	return 4 + 24 * ((const struct acl_list *)val)->n;
+}
+
+const struct vtype vt_acl = {
+	.size = sizeof(struct acl_list),
+	.parse = acl_val_parse,
+	.put = acl_val_put,
+	.get = acl_val_get,
+	.is_default = acl_val_is_default,
+	.print = acl_print,
+	.wire = acl_val_wire,
+};

@@ -3,9 +3,10 @@
  * A pool's active check: "check KIND [port P] [path /p] [host H]
  * [expect 2xx|200] [body STR] [sni NAME] [interval 2s] [timeout 1s]
  * [rise N] [fall N]" and "check none", into a request and back out of a
- * dump (pool show, save). Numbers are passed on as given: the kernel
- * checks ranges and combinations, with the same messages for a command
- * and a restored file.
+ * dump (pool show, save): the value of the pool's "check" word (vt_check,
+ * obj.h), which takes the rest of the line. Numbers are passed on as
+ * given: the kernel checks ranges and combinations, with the same
+ * messages for a command and a restored file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "klbctl.h"
 #include "nl.h"
+#include "obj.h"
 #include "objects.h"
 #include "print.h"
 
@@ -93,7 +95,7 @@ static bool parse_expect(const char *s, uint16_t *v)
 	return true;
 }
 
-int check_parse(int argc, char **argv, struct check_spec *c)
+static int check_parse(int argc, char **argv, struct check_spec *c)
 {
 	unsigned int kind;
 	uint64_t x;
@@ -160,9 +162,10 @@ int check_parse(int argc, char **argv, struct check_spec *c)
 	return EXIT_OK;
 }
 
-void check_put(struct req *r, const struct check_spec *c)
+static void check_put(struct req *r, unsigned short type,
+		      const struct check_spec *c)
 {
-	struct nlattr *nest = req_nest_start(r, KLB_POOL_A_CHECK);
+	struct nlattr *nest = req_nest_start(r, type);
 
 	req_put_u8(r, KLB_CHECK_A_KIND, c->kind);
 	if (c->has_port)
@@ -188,14 +191,14 @@ void check_put(struct req *r, const struct check_spec *c)
 	req_nest_end(r, nest);
 }
 
-size_t check_strings(const struct check_spec *c)
+static size_t check_strings(const struct check_spec *c)
 {
 	return 64 + (c->path ? strlen(c->path) : 0) +
 	       (c->host ? strlen(c->host) : 0) +
 	       (c->body ? strlen(c->body) : 0) + (c->sni ? strlen(c->sni) : 0);
 }
 
-int check_info_parse(const struct nlattr *nest, struct check_spec *c)
+static void check_info_parse(const struct nlattr *nest, struct check_spec *c)
 {
 	const struct nlattr *tb[KLB_CHECK_A_MAX + 1];
 
@@ -215,10 +218,9 @@ int check_info_parse(const struct nlattr *nest, struct check_spec *c)
 	c->host = attr_strdup(tb[KLB_CHECK_A_HOST]);
 	c->body = attr_strdup(tb[KLB_CHECK_A_BODY]);
 	c->sni = attr_strdup(tb[KLB_CHECK_A_SNI]);
-	return 0;
 }
 
-void check_spec_free(struct check_spec *c)
+static void check_spec_free(struct check_spec *c)
 {
 	free(c->path);
 	free(c->host);
@@ -235,65 +237,99 @@ static void expect_str(uint16_t v, char *buf, size_t len)
 		snprintf(buf, len, "%u", v);
 }
 
-/* A string as save writes it: quoted when it must be. */
-static void save_word(const char *key, const char *s)
+/*
+ * A string word: in save as restore reads it back, in show as it is (the
+ * body in quotes: it may hold blanks); its word is its JSON key.
+ */
+static void check_string(enum output_type t, enum wmode m, const char *word,
+			 const char *s)
 {
-	char *q = word_quote(s);
+	char *q;
 
-	printf(" %s %s", key, q ? q : s);
+	if (!s)
+		return;
+	q = m == W_SAVE ? word_quote(s) : NULL;
+	print_string(t & PRINT_FP, NULL, " %s", word);
+	print_string(t & PRINT_FP, NULL,
+		     m == W_SHOW && !strcmp(word, "body") ? " \"%s\"" : " %s",
+		     q ? q : s);
+	print_string(t & PRINT_JSON, word, NULL, s);
 	free(q);
 }
 
-void check_save(const struct check_spec *c)
+/* Save: " check KIND ..." on the pool's line; show: a line of its own. */
+static void check_print(enum output_type t, const struct field *f,
+			const void *val, enum wmode m)
 {
+	const struct check_spec *c = val;
 	char buf[32];
 
-	printf(" check %s", word_name(check_kind_words, n_check_kind_words,
-				      c->kind, buf, sizeof(buf)));
-	if (c->has_port)
-		printf(" port %u", c->port);
-	if (c->path)
-		save_word("path", c->path);
-	if (c->host)
-		save_word("host", c->host);
-	if (c->has_expect) {
-		expect_str(c->expect, buf, sizeof(buf));
-		printf(" expect %s", buf);
-	}
-	if (c->body)
-		save_word("body", c->body);
-	if (c->sni)
-		save_word("sni", c->sni);
-	printf(" interval %ums timeout %ums rise %u fall %u", c->interval_ms,
-	       c->timeout_ms, c->rise, c->fall);
-}
-
-void check_print(const struct check_spec *c)
-{
-	char buf[32];
-
-	open_json_object("check");
-	print_string(PRINT_ANY, "kind", "\tcheck %s",
+	open_json_object(f->json);
+	print_string(t & PRINT_FP, NULL, m == W_SHOW ? "\t%s" : " %s", f->word);
+	print_string(t, "kind", " %s",
 		     word_name(check_kind_words, n_check_kind_words, c->kind,
 			       buf, sizeof(buf)));
 	if (c->has_port)
-		print_uint(PRINT_ANY, "port", " port %u", c->port);
-	if (c->path)
-		print_string(PRINT_ANY, "path", " path %s", c->path);
-	if (c->host)
-		print_string(PRINT_ANY, "host", " host %s", c->host);
+		print_uint(t, "port", " port %u", c->port);
+	check_string(t, m, "path", c->path);
+	check_string(t, m, "host", c->host);
 	if (c->has_expect) {
 		expect_str(c->expect, buf, sizeof(buf));
-		print_string(PRINT_ANY, "expect", " expect %s", buf);
+		print_string(t, "expect", " expect %s", buf);
 	}
-	if (c->body)
-		print_string(PRINT_ANY, "body", " body \"%s\"", c->body);
-	if (c->sni)
-		print_string(PRINT_ANY, "sni", " sni %s", c->sni);
-	print_uint(PRINT_ANY, "interval_ms", " interval %ums", c->interval_ms);
-	print_uint(PRINT_ANY, "timeout_ms", " timeout %ums", c->timeout_ms);
-	print_uint(PRINT_ANY, "rise", " rise %u", c->rise);
-	print_uint(PRINT_ANY, "fall", " fall %u", c->fall);
-	print_nl();
+	check_string(t, m, "body", c->body);
+	check_string(t, m, "sni", c->sni);
+	print_uint(t, "interval_ms", " interval %ums", c->interval_ms);
+	print_uint(t, "timeout_ms", " timeout %ums", c->timeout_ms);
+	print_uint(t, "rise", " rise %u", c->rise);
+	print_uint(t, "fall", " fall %u", c->fall);
+	if (m == W_SHOW)
+		print_nl();
 	close_json_object();
 }
+
+/* ------------------------------------------------- the pool's value */
+
+static int check_val_parse(const struct field *f, const char *obj, int argc,
+			   char **argv, void *val)
+{
+	(void)f;
+	(void)obj;
+	return check_parse(argc, argv, val);
+}
+
+static void check_val_put(struct req *r, const struct field *f, const void *val)
+{
+	check_put(r, f->attr, val);
+}
+
+/* A later message of the same pool may carry it again: the last wins. */
+static int check_val_get(const struct field *f, const struct nlattr *const *tb,
+			 void *val)
+{
+	if (!tb[f->attr])
+		return 0;
+	check_spec_free(val);
+	check_info_parse(tb[f->attr], val);
+	return 1;
+}
+
+static void check_val_free(void *val)
+{
+	check_spec_free(val);
+}
+
+static size_t check_val_wire(const void *val)
+{
+	return check_strings(val);
+}
+
+const struct vtype vt_check = {
+	.size = sizeof(struct check_spec),
+	.parse = check_val_parse,
+	.put = check_val_put,
+	.get = check_val_get,
+	.print = check_print,
+	.free = check_val_free,
+	.wire = check_val_wire,
+};

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * klbctl save | restore [-f FILE] | flush
+ * klbctl restore [-f FILE] | flush, and the help of save (save.c)
  *
  * save prints the configuration as klbctl command lines without the
- * "klbctl" word; restore reads such lines with the very parsers the
- * commands use, and sends the whole configuration in one KLB_CMD_RESTORE
- * so the kernel can replace it atomically: a file is either applied
- * entirely or not at all, and a file with a local error is never sent.
+ * "klbctl" word; restore reads such lines with the very parser the
+ * commands use (obj_parse() and the objects' tables), and sends the whole
+ * configuration in one KLB_CMD_RESTORE so the kernel can replace it
+ * atomically: a file is either applied entirely or not at all, and a file
+ * with a local error is never sent.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "klbctl.h"
 #include "nl.h"
+#include "obj.h"
 #include "objects.h"
 #include "tokenize.h"
 
@@ -46,129 +48,6 @@ static int config_help(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* ---------------------------------------------------------------- save */
-
-/* rules[i]: the rules of service i (http and tls services only). */
-static int save_print(const struct pool_list *pl, const struct service_list *sl,
-		      const struct rule_list *rules)
-{
-	char buf[ADDRPORT_STRLEN], w1[32], w2[32], *words;
-	size_t i, j;
-
-	/* Root only (a secret): others save the rest, with a reminder. */
-	if (seed_read(buf, sizeof(buf)))
-		printf("# hash-seed not saved: %s is readable by root only\n",
-		       "net.klb.hash_seed");
-	else
-		printf("hash-seed set %s\n", buf);
-	for (i = 0; i < pl->n; i++) {
-		const struct pool_info *p = &pl->p[i];
-
-		printf("pool add %s sched %s", p->name,
-		       word_name(sched_words, n_sched_words, p->sched, w1, sizeof(w1)));
-		if (p->hash != KLB_HASH_SRC)
-			printf(" hash %s", word_name(hash_words, n_hash_words,
-						     p->hash, w1, sizeof(w1)));
-		if (p->all_unhealthy != KLB_ALL_UNHEALTHY_REFUSE)
-			printf(" all-unhealthy %s",
-			       word_name(all_unhealthy_words, n_all_unhealthy_words,
-					 p->all_unhealthy, w1, sizeof(w1)));
-		if (p->passive_fall)
-			printf(" passive-fall %u passive-eject %ums passive-5xx %s",
-			       p->passive_fall, p->passive_eject_ms,
-			       p->passive_5xx ? "on" : "off");
-		if (p->slowstart_ms)
-			printf(" slowstart %ums", p->slowstart_ms);
-		if (p->has_check)
-			check_save(&p->check);
-		putchar('\n');
-		for (j = 0; j < p->n; j++) {
-			const struct backend_info *b = &p->b[j];
-
-			printf("backend add %s %s weight %u", p->name,
-			       addrport_str(&b->addr, buf, sizeof(buf)), b->weight);
-			if (b->state != KLB_BACKEND_UP)
-				printf(" state %s", word_name(state_words, n_state_words,
-							      b->state, w1, sizeof(w1)));
-			if (b->maxconn)
-				printf(" maxconn %u", b->maxconn);
-			putchar('\n');
-		}
-	}
-	for (i = 0; i < sl->n; i++) {
-		const struct service_info *s = &sl->s[i];
-
-		printf("service add %s vip %s proto %s mode %s", s->name,
-		       addrport_str(&s->vip, buf, sizeof(buf)),
-		       word_name(proto_words, n_proto_words, s->proto, w1, sizeof(w1)),
-		       word_name(mode_words, n_mode_words, s->mode, w2, sizeof(w2)));
-		if (s->pool)
-			printf(" pool %s", s->pool);
-		if (s->pp)
-			printf(" proxy-protocol %s",
-			       word_name(pp_words, n_pp_words, s->pp, w1, sizeof(w1)));
-		for (j = 0; j < s->nsnat; j++)
-			printf("%s%s", j ? "," : " snat ",
-			       addr_str(&s->snat[j], buf, sizeof(buf)));
-		if (s->persist)
-			printf(" persist %u mask %u", s->persist, s->mask);
-		if (s->cookie)
-			printf(" cookie %s", s->cookie);
-		acl_save("allow", &s->allow);
-		acl_save("deny", &s->deny);
-		putchar('\n');
-		for (j = 0; j < rules[i].n; j++) {
-			words = rule_words(&rules[i].r[j]);
-			if (!words)
-				return errorf(EXIT_KERNEL, "out of memory");
-			printf("rule add %s %s\n", s->name, words);
-			free(words);
-		}
-	}
-	return EXIT_OK;
-}
-
-int do_save(int argc, char **argv)
-{
-	struct rule_list *rules = NULL;
-	struct service_list sl;
-	struct pool_list pl;
-	size_t i;
-	int ret;
-
-	if (argc > 0 && is_help(argv[0]))
-		return config_help(argc, argv);
-	if (argc > 0)
-		return usage_errorf("save", "unexpected argument \"%s\"", argv[0]);
-	ret = pool_dump(NULL, &pl);
-	if (ret)
-		return ret;
-	ret = service_dump(NULL, &sl);
-	if (ret) {
-		pool_list_free(&pl);
-		return ret;
-	}
-	rules = calloc(sl.n ? sl.n : 1, sizeof(*rules));
-	if (!rules)
-		ret = errorf(EXIT_KERNEL, "out of memory");
-	/* Only http and tls services report a rule count: they may have rules. */
-	for (i = 0; !ret && i < sl.n; i++)
-		if (sl.s[i].has_nrules)
-			ret = rule_dump(sl.s[i].name, &rules[i]);
-	if (!ret)
-		ret = save_print(&pl, &sl, rules);
-	for (i = 0; rules && i < sl.n; i++)
-		rule_list_free(&rules[i]);
-	free(rules);
-	pool_list_free(&pl);
-	service_list_free(&sl);
-	if (ret)
-		return ret;
-	if (fflush(stdout) || ferror(stdout))
-		return errorf(EXIT_KERNEL, "writing the configuration: %s", strerror(errno));
-	return EXIT_OK;
-}
-
 /* --------------------------------------------------------------- flush */
 
 int do_flush(int argc, char **argv)
@@ -191,24 +70,24 @@ int do_flush(int argc, char **argv)
 /* ------------------------------------------------------------- restore */
 
 struct cfg_backend {
-	struct backend_spec b;
+	struct backend b;
 	unsigned int line;
 };
 
 struct cfg_pool {
-	struct pool_spec p;
+	struct pool p;
 	unsigned int line;
 	struct cfg_backend *b;
 	size_t n, cap;
 };
 
 struct cfg_rule {
-	struct rule_spec r;
+	struct rule r;
 	unsigned int line;
 };
 
 struct cfg_service {
-	struct service_spec s;
+	struct service s;
 	unsigned int line;
 	struct cfg_rule *rules;
 	size_t nr, rcap;
@@ -264,36 +143,28 @@ static int no_memory(void)
 	return errorf(EXIT_KERNEL, "out of memory");
 }
 
+static enum obj_cmd add_or_set(bool add)
+{
+	return add ? OBJ_ADD : OBJ_SET;
+}
+
+/* set: its words over the pool's; add: a new pool. */
 static int line_pool(struct config *c, bool add, int argc, char **argv,
 		     unsigned int line)
 {
-	struct pool_spec p;
+	struct pool p;
 	struct cfg_pool *cp;
 	int ret;
 
-	ret = pool_parse(argc, argv, add, &p);
+	ret = obj_parse(&pool_desc, argc, argv, add_or_set(add), &p);
 	if (ret)
 		return ret;
+	c->strings += obj_wire(&pool_desc, &p);
 	if (!add) {
 		cp = find_pool(c, p.name);
 		if (!cp)
 			return errorf(EXIT_USAGE, "pool \"%s\" is not defined above", p.name);
-		if (p.has_sched)
-			cp->p.sched = p.sched;
-		if (p.has_hash) {
-			cp->p.has_hash = true;
-			cp->p.hash = p.hash;
-		}
-		if (p.has_all_unhealthy) {
-			cp->p.has_all_unhealthy = true;
-			cp->p.all_unhealthy = p.all_unhealthy;
-		}
-		passive_merge(&cp->p.passive, &p.passive);
-		if (p.has_check) {
-			cp->p.has_check = true;
-			cp->p.check = p.check;
-			c->strings += check_strings(&p.check);
-		}
+		obj_merge(&pool_desc, &cp->p, &p);
 		return EXIT_OK;
 	}
 	if (!grow(&c->pools, &c->pcap, c->np, sizeof(*c->pools)))
@@ -302,26 +173,24 @@ static int line_pool(struct config *c, bool add, int argc, char **argv,
 	memset(cp, 0, sizeof(*cp));
 	cp->p = p;
 	cp->line = line;
-	c->strings += strlen(p.name);
-	if (p.has_check)
-		c->strings += check_strings(&p.check);
 	return EXIT_OK;
 }
 
 static int line_backend(struct config *c, bool add, int argc, char **argv,
 			unsigned int line)
 {
-	struct backend_spec b;
+	struct backend b;
 	struct cfg_pool *cp;
 	size_t i;
 	int ret;
 
-	ret = backend_parse(argc, argv, add, &b);
+	ret = obj_parse(&backend_desc, argc, argv, add_or_set(add), &b);
 	if (ret)
 		return ret;
 	cp = find_pool(c, b.pool);
 	if (!cp)
 		return errorf(EXIT_USAGE, "pool \"%s\" is not defined above", b.pool);
+	c->strings += obj_wire(&backend_desc, &b);
 	if (add) {
 		/* Duplicates are sent as they are: refusing them is the kernel's job. */
 		if (!grow(&cp->b, &cp->cap, cp->n, sizeof(*cp->b)))
@@ -331,21 +200,10 @@ static int line_backend(struct config *c, bool add, int argc, char **argv,
 		return EXIT_OK;
 	}
 	for (i = cp->n; i-- > 0;) {
-		struct backend_spec *old = &cp->b[i].b;
-
-		if (!addr_equal(&old->addr, &b.addr))
-			continue;
-		if (b.has_weight)
-			old->weight = b.weight;
-		if (b.has_state) {
-			old->has_state = true;
-			old->state = b.state;
+		if (addr_equal(&cp->b[i].b.addr, &b.addr)) {
+			obj_merge(&backend_desc, &cp->b[i].b, &b);
+			return EXIT_OK;
 		}
-		if (b.has_maxconn) {
-			old->has_maxconn = true;
-			old->maxconn = b.maxconn;
-		}
-		return EXIT_OK;
 	}
 	return errorf(EXIT_USAGE, "backend %s is not defined above in pool \"%s\"",
 		      argv[1], b.pool);
@@ -354,38 +212,19 @@ static int line_backend(struct config *c, bool add, int argc, char **argv,
 static int line_service(struct config *c, bool add, int argc, char **argv,
 			unsigned int line)
 {
-	struct service_spec s;
+	struct service s;
 	struct cfg_service *cs;
 	int ret;
 
-	ret = service_parse(argc, argv, add, &s);
+	ret = obj_parse(&service_desc, argc, argv, add_or_set(add), &s);
 	if (ret)
 		return ret;
+	c->strings += obj_wire(&service_desc, &s);
 	if (!add) {
 		cs = find_service(c, s.name);
 		if (!cs)
 			return errorf(EXIT_USAGE, "service \"%s\" is not defined above", s.name);
-		if (s.pool) {
-			cs->s.pool = s.pool;
-			c->strings += strlen(s.pool);
-		}
-		if (s.has_pp) {
-			cs->s.has_pp = true;
-			cs->s.pp = s.pp;
-		}
-		if (s.has_persist) {
-			cs->s.has_persist = true;
-			cs->s.persist = s.persist;
-		}
-		if (s.has_mask) {
-			cs->s.has_mask = true;
-			cs->s.mask = s.mask;
-		}
-		if (s.allow.given)
-			cs->s.allow = s.allow;
-		if (s.deny.given)
-			cs->s.deny = s.deny;
-		c->strings += 24 * (s.allow.n + s.deny.n);
+		obj_merge(&service_desc, &cs->s, &s);
 		return EXIT_OK;
 	}
 	if (!grow(&c->svcs, &c->scap, c->ns, sizeof(*c->svcs)))
@@ -394,9 +233,6 @@ static int line_service(struct config *c, bool add, int argc, char **argv,
 	memset(cs, 0, sizeof(*cs));
 	cs->s = s;
 	cs->line = line;
-	/* Source prefixes: 24 bytes an attribute at most. */
-	c->strings += strlen(s.name) + strlen(s.pool) +
-		      24 * (s.allow.n + s.deny.n);
 	return EXIT_OK;
 }
 
@@ -404,10 +240,10 @@ static int line_service(struct config *c, bool add, int argc, char **argv,
 static int line_rule(struct config *c, int argc, char **argv, unsigned int line)
 {
 	struct cfg_service *cs;
-	struct rule_spec r;
+	struct rule r;
 	int ret;
 
-	ret = rule_parse(argc, argv, &r);
+	ret = obj_parse(&rule_desc, argc, argv, OBJ_ADD, &r);
 	if (ret)
 		return ret;
 	cs = find_service(c, r.service);
@@ -418,7 +254,7 @@ static int line_rule(struct config *c, int argc, char **argv, unsigned int line)
 	cs->rules[cs->nr].r = r;
 	cs->rules[cs->nr++].line = line;
 	c->nrules++;
-	c->strings += rule_strings(&r);
+	c->strings += obj_wire(&rule_desc, &r);
 	return EXIT_OK;
 }
 
@@ -539,20 +375,12 @@ static int restore_send(const struct config *c, const char *file)
 
 		start = req_len(&r);
 		nest = req_nest_start(&r, KLB_CONFIG_A_POOL);
-		req_put_strz(&r, KLB_POOL_A_NAME, p->p.name);
-		req_put_u8(&r, KLB_POOL_A_SCHED, p->p.sched);
-		if (p->p.has_hash)
-			req_put_u8(&r, KLB_POOL_A_HASH, p->p.hash);
-		if (p->p.has_all_unhealthy)
-			req_put_u8(&r, KLB_POOL_A_ALL_UNHEALTHY, p->p.all_unhealthy);
-		passive_put(&r, &p->p.passive);
-		if (p->p.has_check)
-			check_put(&r, &p->p.check);
+		obj_put(&pool_desc, &r, &p->p);
 		backends = req_nest_start(&r, KLB_POOL_A_BACKENDS);
 		for (j = 0; j < p->n; j++) {
 			bstart = req_len(&r);
 			be = req_nest_start(&r, KLB_POOL_A_BACKEND);
-			backend_put(&r, &p->b[j].b);
+			obj_put(&backend_desc, &r, &p->b[j].b);
 			req_nest_end(&r, be);
 			req_span(&r, bstart, p->b[j].line);
 		}
@@ -565,13 +393,13 @@ static int restore_send(const struct config *c, const char *file)
 
 		start = req_len(&r);
 		nest = req_nest_start(&r, KLB_CONFIG_A_SERVICE);
-		service_put(&r, &cs->s);
+		obj_put(&service_desc, &r, &cs->s);
 		if (cs->nr) {
 			rules = req_nest_start(&r, KLB_SERVICE_A_RULES);
 			for (j = 0; j < cs->nr; j++) {
 				bstart = req_len(&r);
 				rule = req_nest_start(&r, KLB_RULES_A_RULE);
-				rule_put(&r, &cs->rules[j].r);
+				obj_put(&rule_desc, &r, &cs->rules[j].r);
 				req_nest_end(&r, rule);
 				req_span(&r, bstart, cs->rules[j].line);
 			}

@@ -24,7 +24,7 @@ int do_backend(int argc, char **argv);	/* backend.c */
 int do_service(int argc, char **argv);	/* service.c */
 int do_rule(int argc, char **argv);	/* rule.c */
 int do_conn(int argc, char **argv);	/* conn.c */
-int do_save(int argc, char **argv);	/* config.c */
+int do_save(int argc, char **argv);	/* save.c */
 int do_restore(int argc, char **argv);	/* config.c */
 int do_flush(int argc, char **argv);	/* config.c */
 int do_tune(int argc, char **argv);	/* tune.c */

@@ -249,7 +249,7 @@ static int stats_metrics(int argc, char **argv)
 	printf("# HELP klb_service_info A service: its VIP, protocol, mode and default pool.\n"
 	       "# TYPE klb_service_info gauge\n");
 	for (i = 0; i < sl.n; i++) {
-		const struct service_info *s = &sl.s[i];
+		const struct service *s = &sl.s[i];
 
 		printf("klb_service_info{service=\"%s\",vip=\"%s\",proto=\"%s\",mode=\"%s\",pool=\"%s\"} 1\n",
 		       s->name, addrport_str(&s->vip, addr, sizeof(addr)),

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Pools, backends, services and rules as klbctl sees them: the argument
- * parsers shared by the commands and by restore, and the dumps shared by
- * show and save.
+ * Pools, backends, services and rules as klbctl sees them. One struct per
+ * object holds the words of a command or of a restore line (strings point
+ * into argv) and what a dump reads back (strings malloc'ed: obj_free()).
+ * Their tables (obj.h), in pool.c, backend.c, service.c and rule.c, say
+ * which words there are; `given` has bit i set when field i of the table
+ * was given or read.
  */
 #ifndef KLBCTL_OBJECTS_H
 #define KLBCTL_OBJECTS_H
@@ -14,13 +17,13 @@
 
 #include "addr.h"
 
-struct req;
+struct nlattr;
+struct obj_desc;
+struct vtype;
 
-/* ------------------------------------------------ parsed command lines */
+/* ------------------------------------------------ values of their own */
 
-/* Each parser prints its error and returns an exit status (0 = parsed). */
-
-/* A pool's active check (check.c); strings NULL when not given. */
+/* A pool's active check (check.c, vt_check); strings NULL when not given. */
 struct check_spec {
 	uint8_t kind;		/* enum klb_check_kind */
 	bool has_port, has_interval, has_timeout, has_rise, has_fall;
@@ -30,17 +33,8 @@ struct check_spec {
 	uint8_t rise, fall;
 	char *path, *host, *body, *sni;
 };
-/* "KIND [port P] [path /p] ... [fall N]": argv[0] is KIND */
-int check_parse(int argc, char **argv, struct check_spec *c);
-/* The KLB_POOL_A_CHECK nest, and the bytes of its strings. */
-void check_put(struct req *r, const struct check_spec *c);
-size_t check_strings(const struct check_spec *c);
-/* From a dump (strings malloc'ed: check_spec_free()). */
-int check_info_parse(const struct nlattr *nest, struct check_spec *c);
-void check_spec_free(struct check_spec *c);
-/* " check KIND ..." as save writes it; the "check" line/object of show. */
-void check_save(const struct check_spec *c);
-void check_print(const struct check_spec *c);
+/* "check KIND [port P] [path /p] ... [fall N]": the rest of the line */
+extern const struct vtype vt_check;
 extern const struct word check_kind_words[];
 extern const size_t n_check_kind_words;
 extern const struct word all_unhealthy_words[];
@@ -50,112 +44,35 @@ extern const size_t n_hash_words;
 extern const struct word health_words[];
 extern const size_t n_health_words;
 
-/* Passive health and slow start of a pool: the words given. */
-struct passive_spec {
-	bool has_fall, has_eject, has_5xx, has_slowstart;
-	uint8_t fall;
-	bool errors_5xx;
-	uint32_t eject_ms, slowstart_ms;
-};
-
-struct pool_spec {
-	const char *name;
-	bool has_sched, has_check, has_all_unhealthy, has_hash;
-	uint8_t sched;
-	uint8_t all_unhealthy;
-	uint8_t hash;			/* enum klb_hash */
-	struct check_spec check;
-	struct passive_spec passive;
-};
-/* "passive-fall N", "passive-eject DUR", "passive-5xx on|off", "slowstart DUR" */
-int passive_parse_word(const char *key, const char *val, struct passive_spec *ps);
-bool passive_given(const struct passive_spec *ps);
-void passive_put(struct req *r, const struct passive_spec *ps);
-/* Copy the given words of @from over @to (pool set lines of a config file). */
-void passive_merge(struct passive_spec *to, const struct passive_spec *from);
 /* "500ms", "2s", "1.5s" or "2" (seconds) in milliseconds. */
 bool parse_duration_ms(const char *s, uint32_t *ms);
-/*
- * "NAME [sched S] [all-unhealthy refuse|fail-open] [check KIND ...]"
- * (add; check takes the rest of the words) or the same with at least one
- * of them (set)
- */
-int pool_parse(int argc, char **argv, bool add, struct pool_spec *p);
 
-struct backend_spec {
-	const char *pool;
-	struct klb_addr addr;
-	bool has_weight, has_state, has_maxconn;
-	uint32_t weight;
-	uint32_t maxconn;
-	uint8_t state;
-};
-/* "POOL ADDR:PORT [weight N] [state S] [maxconn N]" (add: weight defaults to 1) */
-int backend_parse(int argc, char **argv, bool add, struct backend_spec *b);
-/* The BACKEND nest contents: address, port, weight, state if given. */
-void backend_put(struct req *r, const struct backend_spec *b);
-
-/* A service's source list (acl.c): given (on the line or in a reply). */
+/* A service's source list (acl.c, vt_acl): "P[,P...]" or "none". */
 struct acl_prefix {
 	struct klb_addr addr;
 	uint8_t len;
 };
 
 struct acl_list {
-	bool given;		/* "none": given with n 0 */
-	unsigned int n;
+	unsigned int n;		/* "none": 0, which removes the list */
 	struct acl_prefix p[KLB_ACL_PREFIXES_MAX];
 };
 
-/* "P[,P...]" or "none" for the list @what ("allow", "deny"). */
-int acl_parse(const char *what, const char *list, struct acl_list *l);
-/* The list as nest @type, if given (empty: remove it). */
-void acl_put(struct req *r, uint16_t type, const struct acl_list *l);
-void acl_get(const struct nlattr *nest, struct acl_list *l);
-const char *acl_prefix_str(const struct acl_prefix *p, char *buf, size_t len);
-/* " allow P,P" in text, "allow": [...] in JSON; nothing if empty. */
-void acl_print(const char *what, const struct acl_list *l);
-/* " allow P,P" as save writes it; nothing if empty. */
-void acl_save(const char *what, const struct acl_list *l);
+extern const struct vtype vt_acl;
 
-struct service_spec {
-	const char *name;
-	bool has_addr, has_proto, has_mode, has_pp, has_persist, has_mask;
-	struct klb_addr vip;
-	uint8_t proto, mode, pp, mask;
-	uint32_t persist;
-	const char *pool;
-	const char *cookie;
-	unsigned int nsnat;
-	struct klb_addr snat[KLB_SNAT_MAX];
-	struct acl_list allow, deny;
+/* A service's fnat source addresses (service.c). */
+struct snat_list {
+	unsigned int n;
+	struct klb_addr a[KLB_SNAT_MAX];
 };
-/*
- * "NAME vip A:P proto P mode M pool POOL [proxy-protocol v2|none]
- *  [snat A[,A...]] [persist SECONDS [mask LEN]] [cookie NAME]" (add) or
- * "NAME [pool POOL] [proxy-protocol v2|none] [persist SECONDS] [mask LEN]"
- * (set)
- */
-int service_parse(int argc, char **argv, bool add, struct service_spec *s);
-/* The SERVICE nest contents, without rules. */
-void service_put(struct req *r, const struct service_spec *s);
 
-/* A rule as given: pointers into argv; NULL for a matcher not given. */
-struct rule_spec {
-	const char *service;
-	const char *host, *path, *header, *method, *sni;
-	size_t hname_len;	/* header is "NAME=VALUE": NAME's length */
-	const char *pool;
+/* A rule's header matcher: "NAME=VALUE", NAME its first name_len bytes. */
+struct rule_header {
+	char *text;
+	size_t name_len;
 };
-/* "SERVICE [host H] [path P] [header N=V] [method M] [sni H] pool POOL" */
-int rule_parse(int argc, char **argv, struct rule_spec *r);
-/* The matchers and the pool (not the service) into the current nest. */
-void rule_put(struct req *r, const struct rule_spec *spec);
-/* Bytes of strings rule_put() sends, to size a request. */
-size_t rule_strings(const struct rule_spec *spec);
 
-/* ------------------------------------------------- objects read back */
-
+/* Counters of backends and services (stats.c). */
 struct klb_stats {
 	bool present;
 	bool l7_present;			/* the L7 nest came */
@@ -172,40 +89,76 @@ void stats_parse(const struct nlattr *nest, struct klb_stats *st);
  */
 void stats_print(const struct klb_stats *st, bool service, const char *l7);
 
-struct backend_info {
-	struct klb_addr addr;
-	uint32_t weight;
-	uint8_t state;
-	struct klb_stats stats;
-	bool has_health;	/* the pool has a check */
-	uint8_t health;
-	uint64_t check_ok, check_fail;
-	uint32_t health_age;	/* seconds */
-	char *check_error;	/* malloc'ed or NULL */
-	bool has_passive;	/* the pool has passive health, or had */
-	bool has_ejected;	/* ejected now, for ejected_ms */
-	uint32_t ejected_ms, ejections;
-	uint64_t passive_fail;
-	bool has_weight_now;	/* slow start: its weight now */
-	uint32_t weight_now;
-	uint32_t maxconn;	/* 0: no cap */
+/* ------------------------------------------------------------ objects */
+
+/* A backend's active check and passive health, as a dump reports them. */
+struct backend_health {
+	unsigned int health;	/* enum klb_backend_health */
+	unsigned int age;	/* seconds */
+	uint64_t ok, fail;
+	char *error;		/* malloc'ed or NULL */
 };
 
-struct pool_info {
+struct backend_passive {
+	bool has_ejected;	/* ejected now, for ejected_ms */
+	unsigned int ejected_ms, ejections;
+	uint64_t fail;
+};
+
+struct backend {
+	unsigned int given;
+	char *pool;			/* its pool (a command's, not read back) */
+	struct klb_addr addr;
+	unsigned int weight, state, maxconn;
+	/* read back only */
+	struct backend_health health;
+	struct backend_passive passive;
+	unsigned int weight_now;	/* slow start: its weight now */
+	struct klb_stats stats;
+};
+
+struct pool {
+	unsigned int given;
 	char *name;
-	uint8_t sched;
-	uint8_t all_unhealthy;
-	uint8_t hash;			/* enum klb_hash */
-	bool has_check;
+	unsigned int sched, hash, all_unhealthy;
+	unsigned int passive_fall, passive_eject_ms, passive_5xx;
+	unsigned int slowstart_ms;
 	struct check_spec check;
-	uint8_t passive_fall, passive_5xx;
-	uint32_t passive_eject_ms, slowstart_ms;
-	struct backend_info *b;
+	struct backend *b;		/* read back: its backends */
 	size_t n, cap;
 };
 
+struct service {
+	unsigned int given;
+	char *name;
+	struct klb_addr vip;
+	unsigned int proto, mode;
+	char *pool;
+	unsigned int pp;		/* proxy-protocol */
+	unsigned int nrules;		/* read back: http and tls count rules */
+	struct snat_list snat;
+	unsigned int persist, mask;
+	char *cookie;
+	struct acl_list allow, deny;
+	struct klb_stats stats;		/* read back */
+};
+
+struct rule {
+	unsigned int given;
+	char *service;
+	char *host, *path;
+	struct rule_header header;
+	char *method, *sni, *pool;
+	unsigned int index;		/* read back: its place, from 0 */
+};
+
+/* The tables (obj.h). */
+extern const struct obj_desc pool_desc, backend_desc, service_desc, rule_desc;
+
+/* --------------------------------------------------------------- dumps */
+
 struct pool_list {
-	struct pool_info *p;
+	struct pool *p;
 	size_t n, cap;
 };
 
@@ -213,39 +166,28 @@ struct pool_list {
 int pool_dump(const char *name, struct pool_list *l);
 void pool_list_free(struct pool_list *l);
 
-struct service_info {
-	char *name;
-	struct klb_addr vip;
-	uint8_t proto, mode, pp, mask;
-	uint32_t persist;
-	char *pool;
-	char *cookie;
-	unsigned int nsnat;
-	struct klb_addr snat[KLB_SNAT_MAX];
-	struct acl_list allow, deny;
-	bool has_nrules;	/* http and tls services say how many */
-	uint32_t nrules;
-	struct klb_stats stats;
-};
+/* backend.c: one backend of a pool dump; its "\tbackend ..." line. */
+int backend_read(const struct nlattr *nest, struct backend *b);
+void backend_print(const struct backend *b);
 
 struct service_list {
-	struct service_info *s;
+	struct service *s;
 	size_t n, cap;
 };
 
 int service_dump(const char *name, struct service_list *l);
 void service_list_free(struct service_list *l);
-
-struct rule_info {
-	uint32_t index;
-	char *host, *path, *hname, *hvalue, *method, *sni;
-	char *pool;
-};
+/* http and tls services report a rule count: they may have rules. */
+bool service_has_rules(const struct service *s);
 
 struct rule_list {
-	struct rule_info *r;
+	struct rule *r;
 	size_t n, cap;
 };
+
+/* The rules of one service, in order. */
+int rule_dump(const char *service, struct rule_list *l);
+void rule_list_free(struct rule_list *l);
 
 /*
  * -s -s (metrics.c): the list was just dumped; dump it again a second
@@ -255,14 +197,6 @@ int rates_services(const char *name, struct service_list *l);
 int rates_pools(const char *name, struct pool_list *l);
 /* KLB_CMD_ZERO of the service or pool (type KLB_A_SERVICE/POOL) or all (0). */
 int zero_request(uint16_t type, const char *name);
-/* One backend: a "\tbackend ..." line (pool.c). */
-void backend_print(const struct backend_info *b);
-
-/* The rules of one service, in order. */
-int rule_dump(const char *service, struct rule_list *l);
-void rule_list_free(struct rule_list *l);
-/* "host H path P ... pool POOL", words quoted as in save; malloc'ed. */
-char *rule_words(const struct rule_info *ri);
 
 /* The persistence entries (of one service, or all), printed (persist.c). */
 int persist_show(const char *service);

@@ -13,6 +13,7 @@
 
 #include "klbctl.h"
 #include "nl.h"
+#include "obj.h"
 #include "objects.h"
 #include "print.h"
 
@@ -29,106 +30,167 @@ void rule_usage(FILE *f)
 		"Rules are tried in order: the first whose matchers all match picks the pool.\n");
 }
 
-/* Matcher words and where rule_parse() keeps them. */
-static const char **matcher(struct rule_spec *r, const char *word)
-{
-	if (!strcmp(word, "host"))
-		return &r->host;
-	if (!strcmp(word, "path"))
-		return &r->path;
-	if (!strcmp(word, "header"))
-		return &r->header;
-	if (!strcmp(word, "method"))
-		return &r->method;
-	if (!strcmp(word, "sni"))
-		return &r->sni;
-	if (!strcmp(word, "pool"))
-		return &r->pool;
-	return NULL;
-}
+/* ------------------------------------------------------------ the words */
 
-int rule_parse(int argc, char **argv, struct rule_spec *r)
+/* Kept as given: rule_check() splits it once every word is read. */
+static int header_parse(const struct field *f, const char *obj, int argc,
+			char **argv, void *val)
 {
-	const char **slot, *eq;
-
-	memset(r, 0, sizeof(*r));
-	if (argc < 1)
-		return usage_errorf("rule", "missing SERVICE");
-	r->service = argv[0];
-	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
-		slot = matcher(r, argv[0]);
-		if (!slot)
-			return usage_errorf("rule", "unknown argument \"%s\"", argv[0]);
-		if (argc < 2)
-			return usage_errorf("rule", "missing value after \"%s\"", argv[0]);
-		if (*slot)
-			return usage_errorf("rule", "\"%s\" given twice", argv[0]);
-		*slot = argv[1];
-	}
-	if (r->header) {
-		/* NAME is a token (no '='); VALUE may hold any '=' or be empty. */
-		eq = strchr(r->header, '=');
-		if (!eq)
-			return usage_errorf("rule", "invalid header \"%s\": expected NAME=VALUE",
-					    r->header);
-		r->hname_len = (size_t)(eq - r->header);
-	}
-	if (!r->pool)
-		return usage_errorf("rule", "missing \"pool POOL\"");
+	(void)f;
+	(void)obj;
+	(void)argc;
+	((struct rule_header *)val)->text = argv[0];
 	return EXIT_OK;
 }
 
-void rule_put(struct req *r, const struct rule_spec *spec)
+/* "NAME=VALUE": sent as two attributes, @attr and @attr + 1. */
+static void header_put(struct req *r, const struct field *f, const void *val)
 {
-	if (spec->host)
-		req_put_strz(r, KLB_RULE_A_HOST, spec->host);
-	if (spec->path)
-		req_put_strz(r, KLB_RULE_A_PATH, spec->path);
-	if (spec->header) {
-		req_put_strn(r, KLB_RULE_A_HEADER_NAME, spec->header, spec->hname_len);
-		req_put_strz(r, KLB_RULE_A_HEADER_VALUE, spec->header + spec->hname_len + 1);
-	}
-	if (spec->method)
-		req_put_strz(r, KLB_RULE_A_METHOD, spec->method);
-	if (spec->sni)
-		req_put_strz(r, KLB_RULE_A_SNI, spec->sni);
-	req_put_strz(r, KLB_RULE_A_POOL, spec->pool);
+	const struct rule_header *h = val;
+
+	req_put_strn(r, f->attr, h->text, h->name_len);
+	req_put_strz(r, f->attr + 1, h->text + h->name_len + 1);
 }
 
-size_t rule_strings(const struct rule_spec *spec)
+/* A header is a name and a value; the kernel never sends half. */
+static int header_get(const struct field *f, const struct nlattr *const *tb,
+		      void *val)
 {
-	const char *const s[] = {
-		spec->host, spec->path, spec->header, spec->method, spec->sni,
-		spec->pool,
-	};
-	size_t i, n = 0;
+	const struct nlattr *name = tb[f->attr], *value = tb[f->attr + 1];
+	struct rule_header *h = val;
+	char *n, *v;
+	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(s); i++)
-		if (s[i])
-			n += strlen(s[i]) + 8;	/* NULs, header split, padding */
-	return n;
+	if (!name != !value)
+		return -EPROTO;
+	if (!name)
+		return 0;
+	n = attr_strdup(name);
+	v = attr_strdup(value);
+	ret = n && v && asprintf(&h->text, "%s=%s", n, v) >= 0 ? 1 : -ENOMEM;
+	if (ret > 0)
+		h->name_len = strlen(n);
+	free(n);
+	free(v);
+	return ret;
 }
+
+static void header_print(enum output_type t, const struct field *f,
+			 const void *val, enum wmode m)
+{
+	print_keyword(t, f, m);
+	print_str_value(t, f, ((const struct rule_header *)val)->text);
+}
+
+static void header_free(void *val)
+{
+	struct rule_header *h = val;
+
+	free(h->text);
+	h->text = NULL;
+}
+
+static size_t header_wire(const void *val)
+{
+	return strlen(((const struct rule_header *)val)->text) + 16;
+}
+
+static const struct vtype vt_header = {
+	.size = sizeof(struct rule_header),
+	.parse = header_parse,
+	.put = header_put,
+	.get = header_get,
+	.print = header_print,
+	.free = header_free,
+	.wire = header_wire,
+};
+
+enum {
+	R_SERVICE, R_HOST, R_PATH, R_HEADER, R_METHOD, R_SNI, R_POOL, R_FIELDS
+};
+
+/* Words are quoted in show as in save: "rule show" lines are save's words. */
+static const struct field rule_fields[] = {
+	[R_SERVICE] = {
+		.word = "service", .type = &vt_str,
+		.off = offsetof(struct rule, service), .attr = KLB_RULE_A_SERVICE,
+		.flags = F_KEY | F_PARENT, .meta = "SERVICE",
+	},
+	[R_HOST] = {
+		.word = "host", .json = "host", .type = &vt_str,
+		.off = offsetof(struct rule, host), .attr = KLB_RULE_A_HOST,
+		.flags = F_QUOTE,
+	},
+	[R_PATH] = {
+		.word = "path", .json = "path", .type = &vt_str,
+		.off = offsetof(struct rule, path), .attr = KLB_RULE_A_PATH,
+		.flags = F_QUOTE,
+	},
+	[R_HEADER] = {
+		.word = "header", .json = "header", .type = &vt_header,
+		.off = offsetof(struct rule, header),
+		.attr = KLB_RULE_A_HEADER_NAME, .flags = F_QUOTE,
+	},
+	[R_METHOD] = {
+		.word = "method", .json = "method", .type = &vt_str,
+		.off = offsetof(struct rule, method), .attr = KLB_RULE_A_METHOD,
+		.flags = F_QUOTE,
+	},
+	[R_SNI] = {
+		.word = "sni", .json = "sni", .type = &vt_str,
+		.off = offsetof(struct rule, sni), .attr = KLB_RULE_A_SNI,
+		.flags = F_QUOTE,
+	},
+	[R_POOL] = {
+		.word = "pool", .json = "pool", .type = &vt_str,
+		.off = offsetof(struct rule, pool), .attr = KLB_RULE_A_POOL,
+		.flags = F_QUOTE | F_REQUIRED, .meta = "POOL",
+	},
+};
+
+/* NAME is a token (no '='); VALUE may hold any '=' or be empty. */
+static int rule_check(void *obj)
+{
+	struct rule_header *h = &((struct rule *)obj)->header;
+	const char *eq;
+
+	if (!obj_given(&rule_desc, obj, R_HEADER))
+		return EXIT_OK;
+	eq = strchr(h->text, '=');
+	if (!eq)
+		return usage_errorf("rule", "invalid header \"%s\": expected NAME=VALUE",
+				    h->text);
+	h->name_len = (size_t)(eq - h->text);
+	return EXIT_OK;
+}
+
+/* "INDEX: host H ... pool POOL" */
+static void rule_title(const void *obj)
+{
+	print_uint(PRINT_ANY, "index", "%u:", ((const struct rule *)obj)->index);
+}
+
+/* rule { service SERVICE, the matchers, pool POOL } */
+const struct obj_desc rule_desc = {
+	.name = "rule",
+	.f = rule_fields,
+	.n = R_FIELDS,
+	.size = sizeof(struct rule),
+	.given_off = offsetof(struct rule, given),
+	.top = KLB_A_RULE,
+	.cmd_new = KLB_CMD_RULE_NEW,
+	.once = true,
+	.check = rule_check,
+	.show_title = rule_title,
+};
+
+/* ------------------------------------------------------------ commands */
 
 static int rule_add(int argc, char **argv)
 {
-	struct rule_spec spec;
-	struct nlattr *nest;
-	struct req r;
-	int ret;
+	struct rule r;
 
-	ret = rule_parse(argc, argv, &spec);
-	if (ret)
-		return ret;
-	ret = req_init(&r, KLB_CMD_RULE_NEW, 0, req_size_for(argc, argv));
-	if (ret)
-		return ret;
-	nest = req_nest_start(&r, KLB_A_RULE);
-	req_put_strz(&r, KLB_RULE_A_SERVICE, spec.service);
-	rule_put(&r, &spec);
-	req_nest_end(&r, nest);
-	ret = klb_request(&r, NULL, NULL, NULL);
-	req_free(&r);
-	return ret;
+	return obj_command(&rule_desc, OBJ_ADD, argc, argv, &r);
 }
 
 static int rule_del(int argc, char **argv)
@@ -161,49 +223,24 @@ static int rule_del(int argc, char **argv)
 
 /* ------------------------------------------------------------- dumping */
 
-static void rule_info_free(struct rule_info *ri)
-{
-	free(ri->host);
-	free(ri->path);
-	free(ri->hname);
-	free(ri->hvalue);
-	free(ri->method);
-	free(ri->sni);
-	free(ri->pool);
-}
-
-/* A copy of an optional string attribute; false only when out of memory. */
-static bool dup_opt(const struct nlattr *a, char **s)
-{
-	*s = attr_strdup(a);
-	return !a || *s;
-}
-
-static int rule_info_parse(const struct nlattr *nest, struct rule_list *l)
+static int rule_read(const struct nlattr *nest, struct rule_list *l)
 {
 	const struct nlattr *tb[KLB_RULE_A_MAX + 1];
-	struct rule_info *ri;
+	struct rule *r;
+	int ret;
 
 	if (!grow(&l->r, &l->cap, l->n, sizeof(*l->r)))
 		return -ENOMEM;
-	ri = &l->r[l->n];
-	memset(ri, 0, sizeof(*ri));
+	r = &l->r[l->n];
+	memset(r, 0, sizeof(*r));
 	nest_parse(nest, tb, KLB_RULE_A_MAX);
 	if (!tb[KLB_RULE_A_INDEX] || !tb[KLB_RULE_A_POOL])
 		return -EPROTO;
-	ri->index = attr_u32(tb[KLB_RULE_A_INDEX], 0);
-	/* A header is a name and a value; the kernel never sends half. */
-	if (!tb[KLB_RULE_A_HEADER_NAME] != !tb[KLB_RULE_A_HEADER_VALUE])
-		return -EPROTO;
-	if (!dup_opt(tb[KLB_RULE_A_HOST], &ri->host) ||
-	    !dup_opt(tb[KLB_RULE_A_PATH], &ri->path) ||
-	    !dup_opt(tb[KLB_RULE_A_HEADER_NAME], &ri->hname) ||
-	    !dup_opt(tb[KLB_RULE_A_HEADER_VALUE], &ri->hvalue) ||
-	    !dup_opt(tb[KLB_RULE_A_METHOD], &ri->method) ||
-	    !dup_opt(tb[KLB_RULE_A_SNI], &ri->sni) ||
-	    !dup_opt(tb[KLB_RULE_A_POOL], &ri->pool)) {
-		rule_info_free(ri);
-		return -ENOMEM;
+	r->index = attr_u32(tb[KLB_RULE_A_INDEX], 0);
+	ret = obj_get(&rule_desc, tb, r);
+	if (ret) {
+		obj_free(&rule_desc, r);
+		return ret;
 	}
 	l->n++;
 	return 0;
@@ -217,7 +254,7 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		if (mnl_attr_get_type(a) != KLB_A_RULE)
 			continue;
-		ret = rule_info_parse(a, data);
+		ret = rule_read(a, data);
 		if (ret)
 			return ret;
 	}
@@ -229,7 +266,7 @@ void rule_list_free(struct rule_list *l)
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		rule_info_free(&l->r[i]);
+		obj_free(&rule_desc, &l->r[i]);
 	free(l->r);
 	memset(l, 0, sizeof(*l));
 }
@@ -262,86 +299,6 @@ int rule_dump(const char *service, struct rule_list *l)
 
 /* ------------------------------------------------------------- showing */
 
-/* Append " KEY WORD" (WORD quoted if need be) to the string *out. */
-static bool words_add(char **out, size_t *len, const char *key, const char *word)
-{
-	char *q = word_quote(word), *p;
-	size_t add;
-
-	if (!q)
-		return false;
-	add = strlen(key) + strlen(q) + 2;
-	p = realloc(*out, *len + add + 1);
-	if (!p) {
-		free(q);
-		return false;
-	}
-	*out = p;
-	*len += (size_t)sprintf(p + *len, "%s%s %s", *len ? " " : "", key, q);
-	free(q);
-	return true;
-}
-
-char *rule_words(const struct rule_info *ri)
-{
-	char *out = NULL, *header = NULL;
-	size_t len = 0;
-	bool ok = true;
-
-	if (ri->hname && asprintf(&header, "%s=%s", ri->hname, ri->hvalue) < 0)
-		return NULL;
-	if (ri->host)
-		ok = ok && words_add(&out, &len, "host", ri->host);
-	if (ri->path)
-		ok = ok && words_add(&out, &len, "path", ri->path);
-	if (header)
-		ok = ok && words_add(&out, &len, "header", header);
-	if (ri->method)
-		ok = ok && words_add(&out, &len, "method", ri->method);
-	if (ri->sni)
-		ok = ok && words_add(&out, &len, "sni", ri->sni);
-	ok = ok && words_add(&out, &len, "pool", ri->pool);
-	free(header);
-	if (!ok) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
-/* Text: "INDEX: host H path P ... pool POOL"; JSON: absent matchers omitted. */
-static int rule_print(const struct rule_info *ri)
-{
-	char *words = NULL, *header = NULL;
-
-	if (is_json_context()) {
-		if (ri->hname && asprintf(&header, "%s=%s", ri->hname, ri->hvalue) < 0)
-			return -ENOMEM;
-		open_json_object(NULL);
-		print_uint(PRINT_JSON, "index", NULL, ri->index);
-		if (ri->host)
-			print_string(PRINT_JSON, "host", NULL, ri->host);
-		if (ri->path)
-			print_string(PRINT_JSON, "path", NULL, ri->path);
-		if (header)
-			print_string(PRINT_JSON, "header", NULL, header);
-		if (ri->method)
-			print_string(PRINT_JSON, "method", NULL, ri->method);
-		if (ri->sni)
-			print_string(PRINT_JSON, "sni", NULL, ri->sni);
-		print_string(PRINT_JSON, "pool", NULL, ri->pool);
-		close_json_object();
-		free(header);
-		return 0;
-	}
-	words = rule_words(ri);
-	if (!words)
-		return -ENOMEM;
-	printf("%u: %s\n", ri->index, words);
-	free(words);
-	return 0;
-}
-
 static int rule_show(int argc, char **argv)
 {
 	struct rule_list l;
@@ -356,12 +313,14 @@ static int rule_show(int argc, char **argv)
 	if (ret)
 		return ret;
 	new_json_obj(opt_json);
-	for (i = 0; i < l.n && !ret; i++)
-		if (rule_print(&l.r[i]))
-			ret = errorf(EXIT_KERNEL, "out of memory");
+	for (i = 0; i < l.n; i++) {
+		open_json_object(NULL);
+		obj_show(&rule_desc, &l.r[i]);
+		close_json_object();
+	}
 	delete_json_obj();
 	rule_list_free(&l);
-	return ret;
+	return EXIT_OK;
 }
 
 static int rule_help(int argc, char **argv)

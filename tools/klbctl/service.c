@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* klbctl service add|set|del|show */
+/* klbctl service add|set|del|show: the service's words (its table), its dump. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 
 #include "klbctl.h"
 #include "nl.h"
+#include "obj.h"
 #include "objects.h"
 #include "print.h"
 
@@ -39,278 +40,290 @@ void service_usage(FILE *f)
 		"Rules of http and tls services: klbctl rule help\n");
 }
 
+/* ------------------------------------------------------------ the words */
+
 /* "A[,A...]": the fnat source addresses. */
-static int snat_parse(const char *list, struct service_spec *s)
+static int snat_parse(const struct field *f, const char *obj, int argc,
+		      char **argv, void *val)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	char *copy = strdup(argv[0]), *tok, *save = NULL;
+	struct snat_list *s = val;
 	int ret = EXIT_OK;
 
+	(void)f;
+	(void)obj;
+	(void)argc;
 	if (!copy)
 		return errorf(EXIT_KERNEL, "out of memory");
-	s->nsnat = 0;
+	s->n = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (s->nsnat == KLB_SNAT_MAX) {
+		if (s->n == KLB_SNAT_MAX) {
 			ret = usage_errorf("service", "too many snat addresses (max %d)",
 					   KLB_SNAT_MAX);
 			break;
 		}
-		ret = addr_parse_bare("service", tok, &s->snat[s->nsnat]);
+		ret = addr_parse_bare("service", tok, &s->a[s->n]);
 		if (ret)
 			break;
-		s->nsnat++;
+		s->n++;
 	}
-	if (!ret && !s->nsnat)
+	if (!ret && !s->n)
 		ret = usage_errorf("service", "empty snat address list");
 	free(copy);
 	return ret;
 }
 
-int service_parse(int argc, char **argv, bool add, struct service_spec *s)
+static void snat_put(struct req *r, const struct field *f, const void *val)
 {
-	unsigned int v;
-	uint64_t v64;
-	int ret;
+	const struct snat_list *s = val;
+	struct nlattr *nest = req_nest_start(r, f->attr);
+	unsigned int i;
 
-	memset(s, 0, sizeof(*s));
-	if (argc < 1)
-		return usage_errorf("service", "missing service NAME");
-	s->name = argv[0];
-	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
-		const char *key = argv[0];
+	for (i = 0; i < s->n; i++) {
+		const struct klb_addr *a = &s->a[i];
 
-		if (add && !strcmp(key, "vip")) {
-			if (argc < 2)
-				break;
-			ret = addr_parse("service", argv[1], &s->vip);
-			if (ret)
-				return ret;
-			s->has_addr = true;
-		} else if (add && !strcmp(key, "proto")) {
-			if (argc < 2)
-				break;
-			ret = parse_word("protocol", argv[1], proto_words,
-					 n_proto_words, &v);
-			if (ret)
-				return ret;
-			s->proto = (uint8_t)v;
-			s->has_proto = true;
-		} else if (add && !strcmp(key, "mode")) {
-			if (argc < 2)
-				break;
-			ret = parse_word("mode", argv[1], mode_words,
-					 n_mode_words, &v);
-			if (ret)
-				return ret;
-			s->mode = (uint8_t)v;
-			s->has_mode = true;
-		} else if (!strcmp(key, "pool")) {
-			if (argc < 2)
-				break;
-			s->pool = argv[1];
-		} else if (add && !strcmp(key, "snat")) {
-			if (argc < 2)
-				break;
-			ret = snat_parse(argv[1], s);
-			if (ret)
-				return ret;
-		} else if (!strcmp(key, "persist")) {
-			if (argc < 2)
-				break;
-			if (!parse_u64_max(argv[1], KLB_PERSIST_TIMEOUT_MAX, &v64))
-				return usage_errorf("service", "invalid persist \"%s\" (0..%u seconds)",
-						    argv[1], KLB_PERSIST_TIMEOUT_MAX);
-			s->persist = (uint32_t)v64;
-			s->has_persist = true;
-		} else if (!strcmp(key, "mask")) {
-			if (argc < 2)
-				break;
-			if (!parse_u64_max(argv[1], 128, &v64) || !v64)
-				return usage_errorf("service", "invalid mask \"%s\" (1..32 or 1..128)",
-						    argv[1]);
-			s->mask = (uint8_t)v64;
-			s->has_mask = true;
-		} else if (add && !strcmp(key, "cookie")) {
-			if (argc < 2)
-				break;
-			s->cookie = argv[1];
-		} else if (!strcmp(key, "allow") || !strcmp(key, "deny")) {
-			if (argc < 2)
-				break;
-			ret = acl_parse(key, argv[1],
-					key[0] == 'a' ? &s->allow : &s->deny);
-			if (ret)
-				return ret;
-		} else if (!strcmp(key, "proxy-protocol")) {
-			if (argc < 2)
-				break;
-			ret = parse_word("proxy protocol", argv[1], pp_words,
-					 n_pp_words, &v);
-			if (ret)
-				return ret;
-			s->pp = (uint8_t)v;
-			s->has_pp = true;
-		} else {
-			return usage_errorf("service", "unknown argument \"%s\"", key);
-		}
+		if (a->family == AF_INET)
+			req_put(r, KLB_SNAT_A_ADDR4, sizeof(a->u.in), &a->u.in);
+		else
+			req_put(r, KLB_SNAT_A_ADDR6, sizeof(a->u.in6), &a->u.in6);
 	}
-	if (argc > 0)
-		return usage_errorf("service", "missing value after \"%s\"", argv[0]);
-	if (!add) {
-		if (!s->pool && !s->has_pp && !s->has_persist && !s->has_mask &&
-		    !s->allow.given && !s->deny.given)
-			return usage_errorf("service", "nothing to change: expected \"pool POOL\" or \"proxy-protocol PP\" (or \"persist SECONDS\", \"mask LEN\", \"allow LIST\", \"deny LIST\")");
-		return EXIT_OK;
+	req_nest_end(r, nest);
+}
+
+static int snat_get(const struct field *f, const struct nlattr *const *tb,
+		    void *val)
+{
+	struct snat_list *s = val;
+	const struct nlattr *a;
+
+	if (!tb[f->attr])
+		return 0;
+	s->n = 0;
+	mnl_attr_for_each_nested(a, tb[f->attr]) {
+		unsigned int type = mnl_attr_get_type(a);
+
+		if (s->n < KLB_SNAT_MAX &&
+		    addr_get(type == KLB_SNAT_A_ADDR4 ? a : NULL,
+			     type == KLB_SNAT_A_ADDR6 ? a : NULL, NULL, &s->a[s->n]))
+			s->n++;
 	}
-	if (!s->has_addr)
-		return usage_errorf("service", "missing \"vip ADDR:PORT\"");
-	if (!s->has_proto)
-		return usage_errorf("service", "missing \"proto PROTO\"");
-	if (!s->pool)
-		return usage_errorf("service", "missing \"pool POOL\"");
-	if (!s->has_mode) {
-		s->has_mode = true;
-		s->mode = KLB_MODE_NAT;
-	}
+	return 1;
+}
+
+static bool snat_is_default(const struct field *f, const void *val)
+{
+	(void)f;
+	return !((const struct snat_list *)val)->n;
+}
+
+/* " snat A,B" in text, "snat": ["A", "B"] in JSON */
+static void snat_print(enum output_type t, const struct field *f,
+		       const void *val, enum wmode m)
+{
+	const struct snat_list *s = val;
+	char buf[ADDRPORT_STRLEN];
+	unsigned int i;
+
+	(void)m;
+	print_list_start(t, f);
+	for (i = 0; i < s->n; i++)
+		print_list_item(t, i, addr_str(&s->a[i], buf, sizeof(buf)));
+	print_list_end(t);
+}
+
+static size_t snat_wire(const void *val)
+{
+	return 4 + 20 * ((const struct snat_list *)val)->n;
+}
+
+static const struct vtype vt_snat = {
+	.size = sizeof(struct snat_list),
+	.parse = snat_parse,
+	.put = snat_put,
+	.get = snat_get,
+	.is_default = snat_is_default,
+	.print = snat_print,
+	.wire = snat_wire,
+};
+
+static int persist_num(const char *s, unsigned int *v)
+{
+	uint64_t n;
+
+	if (!parse_u64_max(s, KLB_PERSIST_TIMEOUT_MAX, &n))
+		return usage_errorf("service", "invalid persist \"%s\" (0..%u seconds)",
+				    s, KLB_PERSIST_TIMEOUT_MAX);
+	*v = (unsigned int)n;
 	return EXIT_OK;
 }
 
-void service_put(struct req *r, const struct service_spec *s)
+static int mask_num(const char *s, unsigned int *v)
 {
-	req_put_strz(r, KLB_SERVICE_A_NAME, s->name);
-	if (s->has_addr)
-		addr_put(r, KLB_SERVICE_A_ADDR4, KLB_SERVICE_A_ADDR6,
-			 KLB_SERVICE_A_PORT, &s->vip);
-	if (s->has_proto)
-		req_put_u8(r, KLB_SERVICE_A_PROTO, s->proto);
-	if (s->has_mode)
-		req_put_u8(r, KLB_SERVICE_A_MODE, s->mode);
-	if (s->pool)
-		req_put_strz(r, KLB_SERVICE_A_POOL, s->pool);
-	if (s->has_pp)
-		req_put_u8(r, KLB_SERVICE_A_PROXY_PROTOCOL, s->pp);
-	if (s->nsnat) {
-		struct nlattr *nest = req_nest_start(r, KLB_SERVICE_A_SNAT);
-		unsigned int i;
+	uint64_t n;
 
-		for (i = 0; i < s->nsnat; i++) {
-			const struct klb_addr *a = &s->snat[i];
-
-			if (a->family == AF_INET)
-				req_put(r, KLB_SNAT_A_ADDR4, sizeof(a->u.in), &a->u.in);
-			else
-				req_put(r, KLB_SNAT_A_ADDR6, sizeof(a->u.in6), &a->u.in6);
-		}
-		req_nest_end(r, nest);
-	}
-	if (s->has_persist)
-		req_put_u32(r, KLB_SERVICE_A_PERSIST, s->persist);
-	if (s->has_mask)
-		req_put_u8(r, KLB_SERVICE_A_PERSIST_MASK, s->mask);
-	if (s->cookie)
-		req_put_strz(r, KLB_SERVICE_A_COOKIE, s->cookie);
-	acl_put(r, KLB_SERVICE_A_ALLOW, &s->allow);
-	acl_put(r, KLB_SERVICE_A_DENY, &s->deny);
+	if (!parse_u64_max(s, 128, &n) || !n)
+		return usage_errorf("service", "invalid mask \"%s\" (1..32 or 1..128)", s);
+	*v = (unsigned int)n;
+	return EXIT_OK;
 }
 
-static int service_send(uint8_t cmd, int argc, char **argv,
-			const struct service_spec *s)
-{
-	struct nlattr *nest;
-	struct req r;
-	int ret;
+enum {
+	S_NAME, S_VIP, S_PROTO, S_MODE, S_POOL, S_PP, S_RULES, S_SNAT,
+	S_PERSIST, S_MASK, S_COOKIE, S_ALLOW, S_DENY, S_FIELDS
+};
 
-	ret = req_init(&r, cmd, 0, req_size_for(argc, argv));
-	if (ret)
-		return ret;
-	nest = req_nest_start(&r, KLB_A_SERVICE);
-	service_put(&r, s);
-	req_nest_end(&r, nest);
-	ret = klb_request(&r, NULL, NULL, NULL);
-	req_free(&r);
-	return ret;
+/*
+ * A service's address, protocol, mode and snat are for good (add only).
+ * Show starts with "service NAME PROTO ADDR:PORT"; save spells them out.
+ */
+static const struct field service_fields[] = {
+	[S_NAME] = {
+		.word = "name", .json = "name", .type = &vt_str,
+		.off = offsetof(struct service, name), .attr = KLB_SERVICE_A_NAME,
+		.flags = F_KEY, .meta = "service NAME",
+	},
+	[S_VIP] = {
+		.word = "vip", .json = "vip", .type = &vt_addr,
+		.off = offsetof(struct service, vip), .attr = KLB_SERVICE_A_ADDR4,
+		.flags = F_ADD_ONLY | F_REQUIRED | F_TITLE | F_ALWAYS,
+		.meta = "ADDR:PORT",
+	},
+	[S_PROTO] = {
+		.word = "proto", .json = "proto", .type = &vt_word,
+		.off = offsetof(struct service, proto), .attr = KLB_SERVICE_A_PROTO,
+		.flags = F_ADD_ONLY | F_REQUIRED | F_TITLE | F_ALWAYS,
+		.meta = "PROTO", .what = "protocol", .words = proto_words,
+		.nwords = &n_proto_words,
+	},
+	[S_MODE] = {
+		.word = "mode", .json = "mode", .type = &vt_word,
+		.off = offsetof(struct service, mode), .attr = KLB_SERVICE_A_MODE,
+		.flags = F_ADD_ONLY | F_ADD_DEF | F_ALWAYS, .def = KLB_MODE_NAT,
+		.what = "mode", .words = mode_words,
+		.nwords = &n_mode_words,
+	},
+	[S_POOL] = {
+		.word = "pool", .json = "pool", .type = &vt_str,
+		.off = offsetof(struct service, pool), .attr = KLB_SERVICE_A_POOL,
+		.flags = F_REQUIRED | F_JSON_NULL, .meta = "POOL",
+	},
+	[S_PP] = {
+		.word = "proxy-protocol", .json = "proxy_protocol", .type = &vt_word,
+		.off = offsetof(struct service, pp),
+		.attr = KLB_SERVICE_A_PROXY_PROTOCOL, .flags = F_OMIT, .def = 0,
+		.what = "proxy protocol", .words = pp_words,
+		.nwords = &n_pp_words,
+	},
+	[S_RULES] = {
+		.word = "rules", .json = "rules", .type = &vt_u32,
+		.off = offsetof(struct service, nrules), .attr = KLB_SERVICE_A_NRULES,
+		.flags = F_SHOW_ONLY,
+	},
+	[S_SNAT] = {
+		.word = "snat", .json = "snat", .type = &vt_snat,
+		.off = offsetof(struct service, snat), .attr = KLB_SERVICE_A_SNAT,
+		.flags = F_ADD_ONLY | F_OMIT,
+	},
+	[S_PERSIST] = {
+		.word = "persist", .json = "persist", .type = &vt_u32,
+		.off = offsetof(struct service, persist), .attr = KLB_SERVICE_A_PERSIST,
+		.flags = F_OMIT, .def = 0, .num = persist_num,
+	},
+	[S_MASK] = {
+		.word = "mask", .json = "persist_mask", .type = &vt_u8,
+		.off = offsetof(struct service, mask),
+		.attr = KLB_SERVICE_A_PERSIST_MASK,
+		.flags = F_ALWAYS, .needs = S_PERSIST, .num = mask_num,
+	},
+	[S_COOKIE] = {
+		.word = "cookie", .json = "cookie", .type = &vt_str,
+		.off = offsetof(struct service, cookie), .attr = KLB_SERVICE_A_COOKIE,
+		.flags = F_ADD_ONLY,
+	},
+	[S_ALLOW] = {
+		.word = "allow", .json = "allow", .type = &vt_acl,
+		.off = offsetof(struct service, allow), .attr = KLB_SERVICE_A_ALLOW,
+		.flags = F_OMIT,
+	},
+	[S_DENY] = {
+		.word = "deny", .json = "deny", .type = &vt_acl,
+		.off = offsetof(struct service, deny), .attr = KLB_SERVICE_A_DENY,
+		.flags = F_OMIT,
+	},
+};
+
+static void service_title(const void *obj)
+{
+	const struct service *s = obj;
+
+	print_string(PRINT_ANY, "name", "service %s", s->name);
+	obj_print_field(&service_desc, s, S_PROTO, W_BARE);
+	obj_print_field(&service_desc, s, S_VIP, W_BARE);
 }
+
+const struct obj_desc service_desc = {
+	.name = "service",
+	.f = service_fields,
+	.n = S_FIELDS,
+	.size = sizeof(struct service),
+	.given_off = offsetof(struct service, given),
+	.top = KLB_A_SERVICE,
+	.cmd_new = KLB_CMD_SERVICE_NEW,
+	.cmd_set = KLB_CMD_SERVICE_SET,
+	.cmd_del = KLB_CMD_SERVICE_DEL,
+	.nothing = "nothing to change: expected \"pool POOL\" or \"proxy-protocol PP\" (or \"persist SECONDS\", \"mask LEN\", \"allow LIST\", \"deny LIST\")",
+	.show_title = service_title,
+};
+
+bool service_has_rules(const struct service *s)
+{
+	return obj_given(&service_desc, s, S_RULES);
+}
+
+/* ------------------------------------------------------------ commands */
 
 static int service_add(int argc, char **argv)
 {
-	struct service_spec s;
-	int ret = service_parse(argc, argv, true, &s);
+	struct service s;
 
-	return ret ? ret : service_send(KLB_CMD_SERVICE_NEW, argc, argv, &s);
+	return obj_command(&service_desc, OBJ_ADD, argc, argv, &s);
 }
 
 static int service_set(int argc, char **argv)
 {
-	struct service_spec s;
-	int ret = service_parse(argc, argv, false, &s);
+	struct service s;
 
-	return ret ? ret : service_send(KLB_CMD_SERVICE_SET, argc, argv, &s);
+	return obj_command(&service_desc, OBJ_SET, argc, argv, &s);
 }
 
 static int service_del(int argc, char **argv)
 {
-	struct service_spec s = { 0 };
+	struct service s;
 
-	if (argc < 1)
-		return usage_errorf("service", "missing service NAME");
-	if (argc > 1)
-		return usage_errorf("service", "unexpected argument \"%s\"", argv[1]);
-	s.name = argv[0];
-	return service_send(KLB_CMD_SERVICE_DEL, argc, argv, &s);
+	return obj_command(&service_desc, OBJ_DEL, argc, argv, &s);
 }
 
 /* ------------------------------------------------------------- dumping */
 
-static int service_info_parse(const struct nlattr *nest, struct service_list *l)
+static int service_read(const struct nlattr *nest, struct service_list *l)
 {
 	const struct nlattr *tb[KLB_SERVICE_A_MAX + 1];
-	struct service_info *s;
+	struct service *s;
+	int ret;
 
 	if (!grow(&l->s, &l->cap, l->n, sizeof(*l->s)))
 		return -ENOMEM;
 	s = &l->s[l->n];
 	memset(s, 0, sizeof(*s));
 	nest_parse(nest, tb, KLB_SERVICE_A_MAX);
-	if (!tb[KLB_SERVICE_A_NAME] ||
-	    !addr_get(tb[KLB_SERVICE_A_ADDR4], tb[KLB_SERVICE_A_ADDR6],
-		      tb[KLB_SERVICE_A_PORT], &s->vip))
-		return -EPROTO;
-	s->name = attr_strdup(tb[KLB_SERVICE_A_NAME]);
-	s->pool = attr_strdup(tb[KLB_SERVICE_A_POOL]);
-	if (!s->name || (tb[KLB_SERVICE_A_POOL] && !s->pool)) {
-		free(s->name);
-		free(s->pool);
-		return -ENOMEM;
+	ret = obj_get(&service_desc, tb, s);
+	if (!ret && (!obj_given(&service_desc, s, S_NAME) ||
+		     !obj_given(&service_desc, s, S_VIP)))
+		ret = -EPROTO;
+	if (ret) {
+		obj_free(&service_desc, s);
+		return ret;
 	}
-	s->proto = attr_u8(tb[KLB_SERVICE_A_PROTO], 0);
-	s->mode = attr_u8(tb[KLB_SERVICE_A_MODE], KLB_MODE_NAT);
-	s->pp = attr_u8(tb[KLB_SERVICE_A_PROXY_PROTOCOL], 0);
-	s->persist = attr_u32(tb[KLB_SERVICE_A_PERSIST], 0);
-	s->mask = attr_u8(tb[KLB_SERVICE_A_PERSIST_MASK], 0);
-	if (tb[KLB_SERVICE_A_ALLOW])
-		acl_get(tb[KLB_SERVICE_A_ALLOW], &s->allow);
-	if (tb[KLB_SERVICE_A_DENY])
-		acl_get(tb[KLB_SERVICE_A_DENY], &s->deny);
-	if (tb[KLB_SERVICE_A_SNAT]) {
-		const struct nlattr *a;
-
-		mnl_attr_for_each_nested(a, tb[KLB_SERVICE_A_SNAT]) {
-			if (s->nsnat < KLB_SNAT_MAX &&
-			    addr_get(mnl_attr_get_type(a) == KLB_SNAT_A_ADDR4 ? a : NULL,
-				     mnl_attr_get_type(a) == KLB_SNAT_A_ADDR6 ? a : NULL,
-				     NULL, &s->snat[s->nsnat]))
-				s->nsnat++;
-		}
-	}
-	if (tb[KLB_SERVICE_A_COOKIE]) {
-		s->cookie = attr_strdup(tb[KLB_SERVICE_A_COOKIE]);
-		if (!s->cookie) {
-			free(s->name);
-			free(s->pool);
-			return -ENOMEM;
-		}
-	}
-	s->has_nrules = tb[KLB_SERVICE_A_NRULES] != NULL;
-	s->nrules = attr_u32(tb[KLB_SERVICE_A_NRULES], 0);
 	stats_parse(tb[KLB_SERVICE_A_STATS], &s->stats);
 	l->n++;
 	return 0;
@@ -324,7 +337,7 @@ static int service_cb(const struct nlmsghdr *nlh, void *data)
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		if (mnl_attr_get_type(a) != KLB_A_SERVICE)
 			continue;
-		ret = service_info_parse(a, data);
+		ret = service_read(a, data);
 		if (ret)
 			return ret;
 	}
@@ -335,11 +348,8 @@ void service_list_free(struct service_list *l)
 {
 	size_t i;
 
-	for (i = 0; i < l->n; i++) {
-		free(l->s[i].name);
-		free(l->s[i].pool);
-		free(l->s[i].cookie);
-	}
+	for (i = 0; i < l->n; i++)
+		obj_free(&service_desc, &l->s[i]);
 	free(l->s);
 	memset(l, 0, sizeof(*l));
 }
@@ -375,7 +385,7 @@ int service_dump(const char *name, struct service_list *l)
 /* ------------------------------------------------------------- showing */
 
 /* The key of a service's L7 counters. */
-static const char *service_l7(const struct service_info *s)
+static const char *service_l7(const struct service *s)
 {
 	if (s->mode == KLB_MODE_HTTP)
 		return "http";
@@ -384,56 +394,10 @@ static const char *service_l7(const struct service_info *s)
 	return NULL;
 }
 
-/* snat and persistence, as "service add" takes them. */
-static void service_print_l4(const struct service_info *s)
+static void service_print(const struct service *s)
 {
-	char buf[ADDRPORT_STRLEN];
-	unsigned int i;
-
-	if (s->nsnat) {
-		open_json_array(PRINT_JSON, "snat");
-		print_string(PRINT_FP, NULL, " snat ", NULL);
-		for (i = 0; i < s->nsnat; i++) {
-			print_string(PRINT_FP, NULL, i ? "," : "", NULL);
-			print_string(PRINT_ANY, NULL, "%s",
-				     addr_str(&s->snat[i], buf, sizeof(buf)));
-		}
-		close_json_array(PRINT_JSON, NULL);
-	}
-	if (s->persist) {
-		print_uint(PRINT_ANY, "persist", " persist %u", s->persist);
-		print_uint(PRINT_ANY, "persist_mask", " mask %u", s->mask);
-	}
-}
-
-static void service_print(const struct service_info *s)
-{
-	char buf[ADDRPORT_STRLEN], w1[32], w2[32], w3[32];
-
 	open_json_object(NULL);
-	print_string(PRINT_ANY, "name", "service %s", s->name);
-	print_string(PRINT_ANY, "proto", " %s",
-		     word_name(proto_words, n_proto_words, s->proto, w1, sizeof(w1)));
-	print_string(PRINT_FP, NULL, " %s", addrport_str(&s->vip, buf, sizeof(buf)));
-	print_string(PRINT_JSON, "vip", NULL, addr_str(&s->vip, buf, sizeof(buf)));
-	print_uint(PRINT_JSON, "port", NULL, s->vip.port);
-	print_string(PRINT_ANY, "mode", " mode %s",
-		     word_name(mode_words, n_mode_words, s->mode, w2, sizeof(w2)));
-	if (s->pool)
-		print_string(PRINT_ANY, "pool", " pool %s", s->pool);
-	else
-		print_null(PRINT_JSON, "pool", NULL, NULL);
-	if (s->pp)
-		print_string(PRINT_ANY, "proxy_protocol", " proxy-protocol %s",
-			     word_name(pp_words, n_pp_words, s->pp, w3, sizeof(w3)));
-	if (s->has_nrules)
-		print_uint(PRINT_ANY, "rules", " rules %u", s->nrules);
-	service_print_l4(s);
-	if (s->cookie)
-		print_string(PRINT_ANY, "cookie", " cookie %s", s->cookie);
-	acl_print("allow", &s->allow);
-	acl_print("deny", &s->deny);
-	print_nl();
+	obj_show(&service_desc, s);
 	if (opt_stats)
 		stats_print(&s->stats, true, service_l7(s));
 	close_json_object();
