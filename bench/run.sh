@@ -142,7 +142,8 @@ snap=$rel/snap
 mkdir -p "$top/$snap/tools/klbctl" "$top/$snap/selftests" "$top/$snap/bench"
 cp "$ko" "$top/$snap/klb.ko"
 cp "$top/tools/klbctl/klbctl" "$top/$snap/tools/klbctl/"
-cp "$top/selftests/lib.sh" "$top/selftests/kernel_log.sh" "$top/$snap/selftests/"
+# lib.sh sources its theme files (lib_*.sh) and kernel_log.sh beside it
+cp "$top/selftests/lib.sh" "$top"/selftests/lib_*.sh "$top/selftests/kernel_log.sh" "$top/$snap/selftests/"
 cp "$top/bench/guest.sh" "$top/bench/wrk-json.lua" "$top/$snap/bench/"
 
 host_json() {

@@ -111,7 +111,7 @@ check_eq "fnat UDP: each flow answered from the VIP" "$(tr ' ' '\n' <<<"$got" | 
 
 # ---- ICMP errors about translated packets, both ways ------------------------------
 icmp_reaches_backend "fnat: an ICMP error to the VIP about a reply reaches the backend, translated" f4 $VIP4 8080
-held_conn f4 $VIP4 8080
+hold_open -s f4 icmp $VIP4 8080
 n=$(be_name "$(jf backend)")
 before=$(icmp_counter "$NS_CLI")
 be "${n#be}" "$PY" "$SELFTESTS/klb_icmp.py" --to "$(jf local)" --qsrc "$(jf local)" \
@@ -120,7 +120,7 @@ poll_until 10 sh -c "[ \$(ip netns exec $NS_CLI nstat -asz IcmpInDestUnreachs | 
 after=$(icmp_counter "$NS_CLI")
 check "fnat: an ICMP error from $n's side about a request reaches the client, translated ($before -> $after)" \
 	test "$after" -gt "$before"
-held_release
+hold_close icmp
 
 # ---- path MTU, both ways -------------------------------------------------------
 lb ip route replace 10.0.1.0/24 dev br0 src $LBBE4 mtu 1280
