@@ -50,7 +50,7 @@ MODULE_PARM_DESC(conn_hash_bits,
 		 "log2 of the connection hash size of each netns (10..22; default 0: sized from net.klb.conn_max)");
 
 /*
- * Chain locks: a connection's chain lock is hval % KLB_CONN_LOCKS; a hash
+ * Chain locks: a connection's chain lock is hval % t->core.nlocks; a hash
  * never has fewer buckets, so one bucket is always under one lock.
  */
 #define KLB_CONN_LOCKS		1024
@@ -65,25 +65,14 @@ MODULE_PARM_DESC(conn_hash_bits,
 
 static struct kmem_cache *klb_conn_cache;
 
-/*
- * SipHash, not jhash with a random seed: jhash is no PRF, and a client
- * who can watch timing or guess the seed could still pile its flows into
- * one chain (nf_conntrack moved to SipHash for the same reason).
- */
+/* The keyed hash of table.c (SipHash: see klb_l4_core.key). */
 static u32 klb_flow_hash(const struct klb_conn_table *t,
 			 const struct klb_flow *f)
 {
 	u64 rest = (u64)((__force u32)f->sport << 16 | (__force u32)f->dport) << 8 |
 		   f->proto;
-	u64 w[5];
 
-	if (f->family == AF_INET)
-		return siphash_2u64((u64)(__force u32)f->saddr.ip << 32 |
-				    (__force u32)f->daddr.ip, rest, &t->key);
-	memcpy(&w[0], &f->saddr.in6, sizeof(struct in6_addr));
-	memcpy(&w[2], &f->daddr.in6, sizeof(struct in6_addr));
-	w[4] = rest;
-	return siphash(w, sizeof(w), &t->key);
+	return klb_l4_hash(&t->core, f->family, &f->saddr, &f->daddr, rest);
 }
 
 static bool klb_flow_equal(const struct klb_flow *a, const struct klb_flow *b)
@@ -138,14 +127,14 @@ static void klb_conn_lock(struct klb_conn_table *t, const struct klb_conn *c)
 	__acquires(orig_chain_lock)
 	__acquires(reply_chain_lock)
 {
-	unsigned int l0 = c->hval[KLB_DIR_ORIG] % KLB_CONN_LOCKS;
-	unsigned int l1 = c->hval[KLB_DIR_REPLY] % KLB_CONN_LOCKS;
+	unsigned int l0 = c->hval[KLB_DIR_ORIG] % t->core.nlocks;
+	unsigned int l1 = c->hval[KLB_DIR_REPLY] % t->core.nlocks;
 
 	if (l0 > l1)
 		swap(l0, l1);
-	spin_lock_bh(&t->locks[l0]);
+	spin_lock_bh(&t->core.locks[l0]);
 	if (l1 != l0)
-		spin_lock_nested(&t->locks[l1], SINGLE_DEPTH_NESTING);
+		spin_lock_nested(&t->core.locks[l1], SINGLE_DEPTH_NESTING);
 	else
 		__acquire(reply_chain_lock);	/* one lock covers both */
 }
@@ -154,16 +143,16 @@ static void klb_conn_unlock(struct klb_conn_table *t, const struct klb_conn *c)
 	__releases(orig_chain_lock)
 	__releases(reply_chain_lock)
 {
-	unsigned int l0 = c->hval[KLB_DIR_ORIG] % KLB_CONN_LOCKS;
-	unsigned int l1 = c->hval[KLB_DIR_REPLY] % KLB_CONN_LOCKS;
+	unsigned int l0 = c->hval[KLB_DIR_ORIG] % t->core.nlocks;
+	unsigned int l1 = c->hval[KLB_DIR_REPLY] % t->core.nlocks;
 
 	if (l0 > l1)
 		swap(l0, l1);
 	if (l1 != l0)
-		spin_unlock(&t->locks[l1]);
+		spin_unlock(&t->core.locks[l1]);
 	else
 		__release(reply_chain_lock);
-	spin_unlock_bh(&t->locks[l0]);
+	spin_unlock_bh(&t->core.locks[l0]);
 }
 
 static void klb_conn_free_rcu(struct rcu_head *head)
@@ -195,7 +184,7 @@ static bool klb_conn_unlink(struct klb_conn_table *t, struct klb_conn *c)
 		return false;
 
 	klb_conn_leave_active(c);
-	atomic_dec(&t->count);
+	atomic_dec(&t->core.count);
 	call_rcu(&c->rcu, klb_conn_free_rcu);
 	return true;
 }
@@ -285,19 +274,6 @@ static bool klb_conn_evict(struct klb_net *kn, u32 hval)
 	return true;
 }
 
-static void klb_conn_gc_kick(struct klb_conn_table *t)
-{
-	/*
-	 * The GC stops re-arming itself when it sees an empty table. The
-	 * count was raised (a full barrier) before this test, and the
-	 * workqueue clears PENDING with a barrier before the GC reads the
-	 * count, so either it sees our conn or we see it not pending.
-	 */
-	if (!delayed_work_pending(&t->gc_work))
-		queue_delayed_work(system_power_efficient_wq, &t->gc_work,
-				   KLB_GC_PERIOD);
-}
-
 /*
  * The reply tuple of a connection to @be: what the backend sends back.
  * nat: from the backend to the client. dr and tun: the backend answers the
@@ -332,8 +308,8 @@ struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
 	struct mem_cgroup *old_memcg;
 	struct klb_conn *c;
 
-	if (atomic_inc_return(&t->count) > max && !klb_conn_evict(kn, hval)) {
-		atomic_dec(&t->count);
+	if (atomic_inc_return(&t->core.count) > max && !klb_conn_evict(kn, hval)) {
+		atomic_dec(&t->core.count);
 		return ERR_PTR(-ENOSPC);
 	}
 	/* Softirq: charged to the namespace's cgroup, if any (memcg.h). */
@@ -341,7 +317,7 @@ struct klb_conn *klb_conn_alloc(struct klb_net *kn, struct klb_service *svc,
 	c = kmem_cache_zalloc(klb_conn_cache, GFP_ATOMIC | __GFP_ACCOUNT);
 	klb_memcg_leave(old_memcg);
 	if (!c) {
-		atomic_dec(&t->count);
+		atomic_dec(&t->core.count);
 		return ERR_PTR(-ENOMEM);
 	}
 
@@ -364,7 +340,7 @@ void klb_conn_free_unused(struct klb_conn_table *t, struct klb_conn *c)
 {
 	klb_persist_put(c->persist);
 	kmem_cache_free(klb_conn_cache, c);
-	atomic_dec(&t->count);
+	atomic_dec(&t->core.count);
 }
 
 struct klb_conn *klb_conn_insert(struct klb_conn_table *t, struct klb_conn *c)
@@ -390,7 +366,7 @@ struct klb_conn *klb_conn_insert(struct klb_conn_table *t, struct klb_conn *c)
 		old = ERR_PTR(-EADDRINUSE);
 		goto unlock;
 	}
-	c->id = atomic_long_inc_return(&t->next_id);
+	c->id = klb_l4_next_id(&t->core);
 	__set_bit(KLB_CONN_F_ACTIVE, &c->flags);
 	klb_service_get(svc);
 	klb_backend_get(be);
@@ -406,7 +382,7 @@ struct klb_conn *klb_conn_insert(struct klb_conn_table *t, struct klb_conn *c)
 
 	klb_stats_conn(svc->stats);
 	klb_stats_conn(be->stats);
-	klb_conn_gc_kick(t);
+	klb_l4_gc_kick(&t->core);
 	return c;
 
 unlock:
@@ -581,10 +557,10 @@ static void klb_conn_gc(struct work_struct *work)
 {
 	struct klb_conn_table *t = container_of(to_delayed_work(work),
 						struct klb_conn_table,
-						gc_work);
+						core.gc_work);
 	unsigned int mask = klb_conn_mask(t);
 	unsigned int n = (mask + KLB_GC_SLICES) / KLB_GC_SLICES;
-	unsigned int b = t->gc_next & mask, chunk;
+	unsigned int b = t->core.gc_next & mask, chunk;
 
 	if (klb_conn_table_empty(t))
 		return;		/* klb_conn_new() re-arms us */
@@ -595,11 +571,8 @@ static void klb_conn_gc(struct work_struct *work)
 		n -= chunk;
 		cond_resched();
 	}
-	t->gc_next = b;
-
-	if (!klb_conn_table_empty(t))
-		queue_delayed_work(system_power_efficient_wq, &t->gc_work,
-				   KLB_GC_PERIOD);
+	t->core.gc_next = b;
+	klb_l4_gc_again(&t->core);
 }
 
 void klb_conn_flush_service(struct klb_net *kn, struct klb_service *svc)
@@ -670,7 +643,7 @@ void klb_conn_table_fit(struct klb_net *kn)
 	if (!h)
 		return;
 	rcu_assign_pointer(t->hash, h);
-	t->gc_next = 0;
+	t->core.gc_next = 0;
 	klb_obj_dec(KLB_OBJ_CONN_HASH);
 	kvfree_rcu(old, rcu);
 }
@@ -689,7 +662,6 @@ int klb_conn_net_init(struct klb_net *kn)
 {
 	struct klb_conn_table *t;
 	struct klb_conn_hash *h;
-	unsigned int i;
 
 	/* Charged to whoever creates the namespace (memcg.h). */
 	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
@@ -698,25 +670,17 @@ int klb_conn_net_init(struct klb_net *kn)
 	/* The smallest hash until a service comes (klb_conn_table_fit()). */
 	h = klb_conn_hash_alloc(conn_hash_bits ?
 				klb_conn_hash_bits(0) : KLB_CONN_HASH_BITS_MIN);
-	t->locks = kvmalloc_array(KLB_CONN_LOCKS, sizeof(*t->locks),
-				  GFP_KERNEL_ACCOUNT);
-	if (!h || !t->locks) {
+	if (!h || klb_l4_core_init(&t->core, KLB_CONN_LOCKS, KLB_GC_PERIOD,
+				   klb_conn_gc)) {
 		if (h) {
 			kvfree(h);
 			klb_obj_dec(KLB_OBJ_CONN_HASH);
 		}
-		kvfree(t->locks);
 		kfree(t);
 		return -ENOMEM;
 	}
-	for (i = 0; i < KLB_CONN_LOCKS; i++)
-		spin_lock_init(&t->locks[i]);
 	RCU_INIT_POINTER(t->hash, h);
-	get_random_bytes(&t->key, sizeof(t->key));
-	atomic_set(&t->count, 0);
-	atomic_long_set(&t->next_id, 0);
 	atomic_long_set(&t->evictions, 0);
-	INIT_DELAYED_WORK(&t->gc_work, klb_conn_gc);
 	t->kn = kn;
 	kn->conns = t;
 	return 0;
@@ -729,9 +693,8 @@ void klb_conn_net_exit(struct klb_net *kn)
 	if (!t)
 		return;
 	/* Hooks are gone: nothing adds connections any more. */
-	cancel_delayed_work_sync(&t->gc_work);
+	klb_l4_gc_stop(&t->core);
 	klb_conn_remove_all(t, klb_conn_any, NULL);
-	WARN_ON_ONCE(atomic_read(&t->count));
 	/*
 	 * Let the RCU callbacks drop their service and backend references
 	 * now, so that the config teardown that follows frees everything.
@@ -741,7 +704,7 @@ void klb_conn_net_exit(struct klb_net *kn)
 	kvfree(rcu_dereference_protected(t->hash,
 					 lockdep_is_held(&kn->lock)));
 	klb_obj_dec(KLB_OBJ_CONN_HASH);
-	kvfree(t->locks);
+	klb_l4_core_exit(&t->core);
 	kfree(t);
 }
 

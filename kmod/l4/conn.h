@@ -13,6 +13,7 @@
 
 #include "klb.h"
 #include "flow.h"
+#include "l4/table.h"
 #include "l4/pkt.h"
 
 struct klb_persist;
@@ -139,20 +140,15 @@ struct klb_conn_hash {
 };
 
 struct klb_conn_table {
+	struct klb_l4_core core;	/* locks, key, count, ids, GC (table.h) */
 	struct klb_conn_hash __rcu *hash;
-	spinlock_t *locks;	/* KLB_CONN_LOCKS chain locks, by hval */
-	siphash_key_t key;	/* random per netns: chains cannot be aimed at */
-	atomic_t count;
-	atomic_long_t next_id;
 	atomic_long_t evictions;	/* entries evicted to make room */
-	unsigned int gc_next;	/* next bucket the GC looks at */
-	struct delayed_work gc_work;
 	struct klb_net *kn;		/* the table's, for passive health */
 };
 
 static inline bool klb_conn_table_empty(const struct klb_conn_table *t)
 {
-	return !atomic_read(&t->count);
+	return !atomic_read(&t->core.count);
 }
 
 /*

@@ -24,14 +24,12 @@
  * by klb_persist_flush_service() before the configuration lets go of the
  * service, so a reader under RCU may use it until rcu_read_unlock().
  */
-#include <linux/hash.h>
 #include <linux/inetdevice.h>
-#include <linux/jhash.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "l4/persist.h"
+#include "l4/table.h"
 #include "sched/table.h"
 
 #define KLB_PERSIST_HASH_BITS	12
@@ -63,18 +61,13 @@ struct klb_persist {
 };
 
 struct klb_persist_table {
+	struct klb_l4_core core;	/* locks, key, count, ids, GC (table.h) */
 	struct hlist_head buckets[KLB_PERSIST_BUCKETS];
-	spinlock_t locks[KLB_PERSIST_LOCKS];	/* bucket % KLB_PERSIST_LOCKS */
-	u32 seed;
-	atomic_t count;			/* entries in the table */
-	atomic_long_t next_id;
-	unsigned int gc_next;		/* next bucket the GC looks at */
-	struct delayed_work gc_work;
 };
 
 static spinlock_t *klb_persist_lock(struct klb_persist_table *t, u32 b)
 {
-	return &t->locks[b % KLB_PERSIST_LOCKS];
+	return klb_l4_lock(&t->core, b);
 }
 
 static void klb_persist_key(u16 family, const union nf_inet_addr *a, u8 plen,
@@ -87,13 +80,16 @@ static void klb_persist_key(u16 family, const union nf_inet_addr *a, u8 plen,
 		ipv6_addr_prefix(&key->in6, &a->in6, min_t(u8, plen, 128));
 }
 
+/* The keyed hash of table.c, the connection table's (SipHash). */
 static u32 klb_persist_hash(const struct klb_persist_table *t,
 			    const struct klb_service *svc,
 			    const union nf_inet_addr *key, u8 plen)
 {
+	static const union nf_inet_addr none;
+
 	/* Unused words of an IPv4 key are zero (klb_persist_key()). */
-	return jhash2((const u32 *)key, sizeof(*key) / sizeof(u32),
-		      t->seed ^ hash_ptr(svc, 32) ^ plen) &
+	return klb_l4_hash(&t->core, AF_INET6, key, &none,
+			   (u64)(unsigned long)svc ^ plen) &
 	       (KLB_PERSIST_BUCKETS - 1);
 }
 
@@ -129,7 +125,7 @@ static void klb_persist_unlink_locked(struct klb_persist_table *t,
 		return;
 	hlist_del_rcu(&pe->node);
 	set_bit(KLB_PERSIST_F_UNLINKED, &pe->flags);
-	atomic_dec(&t->count);
+	atomic_dec(&t->core.count);
 	/* Pairs with the barrier of atomic_dec_return() in klb_persist_put(). */
 	smp_mb__after_atomic();
 }
@@ -175,14 +171,6 @@ static bool klb_persist_usable(struct klb_net *kn, const struct klb_persist *pe,
 	return !READ_ONCE(kn->sysctl.expire_quiescent_template);
 }
 
-static void klb_persist_gc_kick(struct klb_persist_table *t)
-{
-	/* As klb_conn_gc_kick(): the count was raised before this test. */
-	if (!delayed_work_pending(&t->gc_work))
-		queue_delayed_work(system_power_efficient_wq, &t->gc_work,
-				   KLB_PERSIST_GC_PERIOD);
-}
-
 /*
  * Remember @be for the key; or, if another CPU was first, follow its
  * entry. Returns the entry with one hold, or NULL (full, no memory).
@@ -196,14 +184,14 @@ klb_persist_insert(struct klb_net *kn, struct klb_service *svc,
 	struct klb_persist *pe, *old, *stale = NULL;
 	spinlock_t *lock = klb_persist_lock(t, b);
 
-	if (atomic_inc_return(&t->count) > READ_ONCE(kn->sysctl.persist_max)) {
-		atomic_dec(&t->count);
+	if (atomic_inc_return(&t->core.count) > READ_ONCE(kn->sysctl.persist_max)) {
+		atomic_dec(&t->core.count);
 		klb_stats_drop(svc->stats, KLB_DROP_PERSIST_FULL);
 		return NULL;
 	}
 	pe = kzalloc(sizeof(*pe), GFP_ATOMIC);
 	if (!pe) {
-		atomic_dec(&t->count);
+		atomic_dec(&t->core.count);
 		return NULL;
 	}
 	pe->svc = svc;
@@ -224,7 +212,7 @@ klb_persist_insert(struct klb_net *kn, struct klb_service *svc,
 			continue;
 		if (klb_persist_usable(kn, old, pool)) {
 			spin_unlock_bh(lock);
-			atomic_dec(&t->count);
+			atomic_dec(&t->core.count);
 			kfree(pe);
 			return old;
 		}
@@ -232,14 +220,14 @@ klb_persist_insert(struct klb_net *kn, struct klb_service *svc,
 		stale = old;
 		break;
 	}
-	pe->id = atomic_long_inc_return(&t->next_id);
+	pe->id = klb_l4_next_id(&t->core);
 	klb_backend_get(be);
 	klb_obj_inc(KLB_OBJ_PERSIST);
 	hlist_add_head_rcu(&pe->node, &t->buckets[b]);
 	spin_unlock_bh(lock);
 
 	klb_persist_put(stale);
-	klb_persist_gc_kick(t);
+	klb_l4_gc_kick(&t->core);
 	return pe;
 }
 
@@ -356,7 +344,7 @@ static void klb_persist_remove_all(struct klb_persist_table *t,
 	u32 b;
 
 	for (b = 0; b < KLB_PERSIST_BUCKETS; b++) {
-		if (!atomic_read(&t->count))
+		if (!atomic_read(&t->core.count))
 			break;
 		klb_persist_remove_bucket(t, b, sweep, svc);
 		if (!(b & 63))
@@ -368,20 +356,18 @@ static void klb_persist_gc(struct work_struct *work)
 {
 	struct klb_persist_table *t = container_of(to_delayed_work(work),
 						   struct klb_persist_table,
-						   gc_work);
+						   core.gc_work);
 	unsigned int n = KLB_PERSIST_BUCKETS / KLB_PERSIST_GC_SLICES + 1;
-	u32 b = t->gc_next;
+	u32 b = t->core.gc_next;
 
-	if (!atomic_read(&t->count))
+	if (!atomic_read(&t->core.count))
 		return;		/* klb_persist_insert() re-arms us */
 	while (n--) {
 		klb_persist_remove_bucket(t, b, KLB_PERSIST_GC, NULL);
 		b = (b + 1) & (KLB_PERSIST_BUCKETS - 1);
 	}
-	t->gc_next = b;
-	if (atomic_read(&t->count))
-		queue_delayed_work(system_power_efficient_wq, &t->gc_work,
-				   KLB_PERSIST_GC_PERIOD);
+	t->core.gc_next = b;
+	klb_l4_gc_again(&t->core);
 }
 
 void klb_persist_flush_service(struct klb_net *kn, struct klb_service *svc)
@@ -455,17 +441,15 @@ int klb_persist_walk(struct klb_net *kn, unsigned long pos[2],
 int klb_persist_net_init(struct klb_net *kn)
 {
 	struct klb_persist_table *t;
-	unsigned int i;
 
 	t = kvzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	for (i = 0; i < KLB_PERSIST_LOCKS; i++)
-		spin_lock_init(&t->locks[i]);
-	t->seed = get_random_u32();
-	atomic_set(&t->count, 0);
-	atomic_long_set(&t->next_id, 0);
-	INIT_DELAYED_WORK(&t->gc_work, klb_persist_gc);
+	if (klb_l4_core_init(&t->core, KLB_PERSIST_LOCKS,
+			     KLB_PERSIST_GC_PERIOD, klb_persist_gc)) {
+		kvfree(t);
+		return -ENOMEM;
+	}
 	kn->persist = t;
 	return 0;
 }
@@ -477,11 +461,11 @@ void klb_persist_net_exit(struct klb_net *kn)
 	if (!t)
 		return;
 	/* No packet and no connection is left to take or hold an entry. */
-	cancel_delayed_work_sync(&t->gc_work);
+	klb_l4_gc_stop(&t->core);
 	klb_persist_remove_all(t, KLB_PERSIST_ALL, NULL);
-	WARN_ON_ONCE(atomic_read(&t->count));
 	/* Entries drop their backends now, before the config teardown. */
 	rcu_barrier();
 	kn->persist = NULL;
+	klb_l4_core_exit(&t->core);
 	kvfree(t);
 }

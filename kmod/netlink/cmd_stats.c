@@ -26,7 +26,7 @@ static void klb_global_read(struct klb_net *kn, struct klb_global *g)
 
 	memset(g, 0, sizeof(*g));
 	if (kn->conns)
-		g->conns = atomic_read(&kn->conns->count);
+		g->conns = atomic_read(&kn->conns->core.count);
 	g->conn_max = READ_ONCE(kn->sysctl.conn_max);
 	g->conn_buckets = klb_conn_buckets(kn);
 	g->conn_evictions = klb_conn_evictions(kn);
