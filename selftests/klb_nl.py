@@ -9,14 +9,17 @@
       one line
         PASS|FAIL <description> | errno NAME, extack "<message>"[, problem]
       A case passes when the kernel refuses it with one of the expected errnos,
-      gives an extack message (where one is due), and the output of the save
-      command is byte-identical before and after. Exit 1 if any case failed.
+      gives an extack message (where one is due; the very message where the
+      case names it), and the output of the save command is byte-identical
+      before and after. Exit 1 if any case failed.
   klb_nl.py send CMD 'ATTRS'
       send one request; ATTRS is a Python expression over the helpers below
       (e.g. "[nest('A_POOL', [s('POOL_A_NAME', 'x'), u8('POOL_A_SCHED', 9)])]");
       prints the errno and extack message.
-  klb_nl.py dump CMD
-      dump (NLM_F_DUMP) and print the number of messages received.
+  klb_nl.py dump CMD ['ATTRS']
+      dump (NLM_F_DUMP), the request carrying ATTRS (as for send), and print
+      the errno, the extack message, the number of messages received and
+      the names of the pools or services in them.
   klb_nl.py ctrl-latency STOPFILE
       ask nlctrl for a family (CTRL_CMD_GETFAMILY "nlctrl": a request that
       takes the genetlink mutex) in a loop until STOPFILE exists; print
@@ -280,8 +283,8 @@ def rpool(v):
 def cases(l7=True):
     c = []
 
-    def add(desc, cmd, attrs, expect, need_msg=True, flags=NLM_F_ACK):
-        c.append((desc, cmd, attrs, set(expect), need_msg, flags))
+    def add(desc, cmd, attrs, expect, need_msg=True, flags=NLM_F_ACK, msg=None):
+        c.append((desc, cmd, attrs, set(expect), need_msg, flags, msg))
 
     # missing attributes
     add("pool new without KLB_A_POOL", "CMD_POOL_NEW", [], INVAL)
@@ -331,8 +334,14 @@ def cases(l7=True):
     add("unknown backend attribute", "CMD_BACKEND_NEW",
         pool(name("spare"), be4("10.0.1.13", 80, u32(E["BACKEND_A_MAX"] + 1, 1))), INVAL)
     add("unknown service attribute", "CMD_SERVICE_NEW", svc(*(svc_ok() + [u32(E["SERVICE_A_MAX"] + 1, 1)])), INVAL)
+    # a stats nest (NLA_F_NESTED, as every nest) gets klb's message, not the
+    # core's "NLA_F_NESTED not expected"
     add("output-only attribute STATS in a request", "CMD_BACKEND_NEW",
-        pool(name("spare"), be4("10.0.1.13", 80, nest("BACKEND_A_STATS", [u64("STATS_A_CONNS", 1)]))), INVAL)
+        pool(name("spare"), be4("10.0.1.13", 80, nest("BACKEND_A_STATS", [u64("STATS_A_CONNS", 1)]))), INVAL,
+        msg="backend stats are output only")
+    add("output-only backend STATS holding only L7 counters", "CMD_BACKEND_SET",
+        pool(name("web"), be4("10.0.1.11", 80, nest("BACKEND_A_STATS", [
+            nest("STATS_A_L7", [u64("L7_STATS_A_REQUESTS", 1)])]))), INVAL, msg="backend stats are output only")
     add("unknown command", 99, [], {"EOPNOTSUPP"}, need_msg=False)
     # values out of range
     add("unknown scheduler", "CMD_POOL_NEW", pool(name("x6"), u8("POOL_A_SCHED", E["SCHED_MAX"] + 1)), INVAL)
@@ -411,6 +420,11 @@ def cases(l7=True):
         svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_PERSIST_MASK", 0)), INVAL)
     add("persist get: unknown service (dump)", "CMD_PERSIST_GET", svc(s("SERVICE_A_NAME", "nope")),
         {"ENOENT"}, flags=NLM_F_DUMP)
+    # a dump filtered by a name that names nothing: ENOENT, as pool get's
+    add("pool get: unknown pool (dump)", "CMD_POOL_GET", pool(name("nope")),
+        {"ENOENT"}, flags=NLM_F_DUMP, msg="pool nope does not exist")
+    add("service get: unknown service (dump)", "CMD_SERVICE_GET", svc(s("SERVICE_A_NAME", "nope")),
+        {"ENOENT"}, flags=NLM_F_DUMP, msg="service nope does not exist")
 
     # ---- L7 modes, PROXY protocol, rules: checks that need no L7 service
     http, tls = E["MODE_HTTP"], E["MODE_TLS"]
@@ -429,8 +443,22 @@ def cases(l7=True):
         svc(*(svc_ok(mode=http) + [u32("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
     add("output-only NRULES in service new", "CMD_SERVICE_NEW",
         svc(*(svc_ok(mode=http) + [u32("SERVICE_A_NRULES", 1)])), INVAL)
+    svc_stats = "service stats are output only"
     add("output-only STATS in service new", "CMD_SERVICE_NEW",
-        svc(*(svc_ok() + [nest("SERVICE_A_STATS", [u64("STATS_A_CONNS", 1)])])), INVAL)
+        svc(*(svc_ok() + [nest("SERVICE_A_STATS", [u64("STATS_A_CONNS", 1)])])), INVAL, msg=svc_stats)
+    add("output-only STATS in service set", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), nest("SERVICE_A_STATS", [u64("STATS_A_DROP_NO_BACKEND", 0)])), INVAL,
+        msg=svc_stats)
+    add("output-only STATS holding only L7 counters in service new", "CMD_SERVICE_NEW",
+        svc(*(svc_ok() + [nest("SERVICE_A_STATS", [nest("STATS_A_L7", [u64("L7_STATS_A_REQUESTS", 1)])])])),
+        INVAL, msg=svc_stats)
+    add("output-only STATS in a restored service", "CMD_RESTORE",
+        [nest("A_CONFIG", [cfg_pool, nest("CONFIG_A_SERVICE", svc_ok(nm="r", pl="r1") +
+                                          [nest("SERVICE_A_STATS", [u64("STATS_A_CONNS", 1)])])])],
+        INVAL, msg=svc_stats)
+    add("output-only STATS in a service dump's filter", "CMD_SERVICE_GET",
+        svc(s("SERVICE_A_NAME", "web"), nest("SERVICE_A_STATS", [u64("STATS_A_CONNS", 1)])), INVAL,
+        flags=NLM_F_DUMP, msg=svc_stats)
 
     # ---- L4 modes: fnat's snat list, persistence, the http cookie
     fnat = E["MODE_FNAT"]
@@ -590,7 +618,7 @@ def run_cases(save_cmd, only, l7=True):
         return b"rc=%d\n" % r.returncode + r.stdout
 
     before = save()
-    for desc, cmd, attrs, expect, need_msg, flags in cases(l7):
+    for desc, cmd, attrs, expect, need_msg, flags, want_msg in cases(l7):
         if only and only not in desc:
             continue
         err, msg, _ = g.do(cmd, attrs, flags=flags)
@@ -609,6 +637,8 @@ def run_cases(save_cmd, only, l7=True):
             problems.append("expected %s" % "/".join(sorted(expect)))
         if err and need_msg and not msg:
             problems.append("no extack message")
+        elif want_msg is not None and msg != want_msg:
+            problems.append("expected extack \"%s\"" % want_msg)
         if after != before:
             problems.append("state changed: save before %r after %r" % (before[:300], after[:300]))
             before = after
@@ -653,8 +683,10 @@ def main():
         return 0 if err == 0 else 2
     if sys.argv[1] == "dump":
         g = Genl()
-        err, msg, rep = g.do(sys.argv[2], [], flags=NLM_F_DUMP)
-        print("errno %s, extack \"%s\", %d messages" % (ename(err), msg, len(rep)))
+        attrs = eval(sys.argv[3], globals()) if len(sys.argv) > 3 else []
+        err, msg, rep = g.do(sys.argv[2], attrs, flags=NLM_F_DUMP)
+        print("errno %s, extack \"%s\", %d messages, names %s" % (
+            ename(err), msg, len(rep), " ".join(dump_names(rep)) or "-"))
         return 0 if err == 0 else 2
     if sys.argv[1] == "ctrl-latency":
         return ctrl_latency(sys.argv[2])
@@ -662,6 +694,17 @@ def main():
         return own_messages(sys.argv[2], int(sys.argv[3]))
     print(__doc__)
     return 1
+
+
+def dump_names(replies):
+    """The NAME of each pool or service nest in the replies, in order."""
+    inner = {E["A_POOL"]: E["POOL_A_NAME"], E["A_SERVICE"]: E["SERVICE_A_NAME"]}
+    out = []
+    for payload in replies:
+        for t, v in parse_attrs(payload[4:]):
+            if t in inner:
+                out += [x.rstrip(b"\0").decode(errors="replace") for it, x in parse_attrs(v) if it == inner[t]]
+    return out
 
 
 def ctrl_latency(stopfile):

@@ -6,7 +6,8 @@
 # and after. The kernel itself is probed with hand-made netlink messages
 # (klb_nl.py: missing attributes, wrong types and lengths, out-of-range
 # values, unknown attributes/commands) expecting the right errno and an
-# extack message. Finally an unprivileged caller is refused.
+# extack message; the service dump filtered by name, as the pool dump.
+# Finally an unprivileged caller is refused.
 #
 # Only the balancer namespace is needed (klb's state is per netns).
 source "$(dirname "$0")/lib.sh"
@@ -133,6 +134,23 @@ while IFS= read -r line; do
 done <<<"$nl_out"
 [ $nl_rc -eq 0 ] || [ -n "$(grep '^FAIL' <<<"$nl_out")" ] || fail "klb_nl.py exited $nl_rc"
 check_eq "configuration intact after the raw netlink cases" "$(klbctl save)" "$base"
+
+# SERVICE_GET's dump takes a service nest and, as POOL_GET's dump does,
+# lists only the one named (a name that names none: ENOENT, in the table
+# above); without it, every service.
+nl_dump() { lb "$PY" "$SELFTESTS/klb_nl.py" dump "$@" 2>&1; }
+check_eq "pool dump filtered by name web6" "$(nl_dump CMD_POOL_GET "pool(name('web6'))")" \
+	'errno 0 (accepted), extack "", 1 messages, names web6'
+check_eq "service dump filtered by name web6" "$(nl_dump CMD_SERVICE_GET "svc(s('SERVICE_A_NAME', 'web6'))")" \
+	'errno 0 (accepted), extack "", 1 messages, names web6'
+want=$(klbctl -j service show | jq -r '[.[].name] | join(" ")')
+out=$(nl_dump CMD_SERVICE_GET)
+check_eq "service dump without a filter lists every service ($want)" "$out" \
+	"errno 0 (accepted), extack \"\", $(wc -w <<<"$want") messages, names $want"
+out=$(nl_dump CMD_SERVICE_GET "svc(s('SERVICE_A_NAME', 'nope'))")
+check_eq "service dump filtered by an unknown name" "$out" \
+	'errno ENOENT, extack "service nope does not exist", 0 messages, names -'
+check_eq "configuration intact after the filtered dumps" "$(klbctl save)" "$base"
 
 # an unprivileged caller (uid 65534, no capabilities)
 unpriv() { lb setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$KLBCTL" "$@"; }

@@ -14,7 +14,7 @@ pkgs=(
 	build-essential pkg-config libmnl-dev
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static kmod cpio xz-utils iproute2 procps util-linux
-	nginx-light curl wrk netbase socat ethtool python3 python3-yaml jq nftables iputils-ping openssl
+	nginx-light curl wrk netbase socat ethtool python3 python3-yaml python3-jsonschema jq nftables iputils-ping openssl
 	haproxy ipvsadm iperf3 gnuplot-nox linux-perf python3-websockets
 	clang llvm libclang-rt-14-dev sparse
 	dkms systemd man-db bash-completion prometheus

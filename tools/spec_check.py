@@ -3,15 +3,30 @@
 """spec_check: check that the descriptions of the "klb" generic netlink API
 agree with Documentation/netlink/klb.yaml (the spec, YNL format).
 
-  python3 tools/spec_check.py [--root DIR] [--no-kernel]
+  python3 tools/spec_check.py [--root DIR] [--no-kernel] [--schema FILE | --no-schema]
 
-  --root DIR   the tree to check (default: the tree this script is in)
-  --no-kernel  skip the kernel parts (policies, ops table)
+  --root DIR     the tree to check (default: the tree this script is in)
+  --no-kernel    skip the kernel parts (policies, ops table)
+  --schema FILE  validate the spec against FILE, not the kernel's schema
+  --no-schema    skip the schema validation
 
 What is compared with the spec:
+  the kernel's schema        the spec is validated (python3-jsonschema) against
+                             Documentation/netlink/PROTOCOL.yaml of the
+                             protocol it declares, as the kernel's YNL tools
+                             do; from Debian's linux-doc-6.12 (KLB_SCHEMA_PKG):
+                             installed, else its schemas cached in
+                             /var/cache/klb/netlink-schema/ if writable, else
+                             out/netlink-schema/ (KLB_SCHEMA_CACHE), else
+                             fetched once with `apt-get download` (40 MB;
+                             only the schema files are kept). If jsonschema
+                             or the package cannot be had: a loud SKIP on
+                             stderr and stdout, and the other checks run.
+  `checks` limits            a literal with "# CONST" after it equals CONST.
   include/uapi/linux/klb.h   every C name and value the spec implies, by YNL's
                              naming rules (name-prefix + name, upper case,
-                             '-' -> '_'; enum-cnt-name / enum-max-name,
+                             '-' -> '_'; enum-cnt-name / enum-max-name, else
+                             an enum doc's "render-max entries __X and Y",
                              attr-cnt-name / attr-max-name, cmd-cnt-name /
                              cmd-max-name or their defaults), both ways; the
                              consts of `definitions` against their #defines;
@@ -39,21 +54,35 @@ What is compared with the spec:
                              (doc says "output only", or top-level attributes
                              in replies only) may be absent or NLA_REJECT
                              (in a nested set also a matching typed entry;
-                             never accepted by a top-level per-op policy).
+                             never accepted by a top-level per-op policy);
+                             never NLA_REJECT on a nest (the core's
+                             NLA_F_NESTED check answers before its message).
+                             A policy nested only by output-only attributes
+                             (stats in a request) must refuse each attribute
+                             of its set: NLA_REJECT, or a nest into another
+                             such policy. Range designators [A ... B] count
+                             as one entry per attribute value.
   kernel ops table           kmod/netlink/family.c (else kmod/netlink.c, else
                              the kmod/ files with genl_ops tables; SKIP if none):
                              do/dump handlers, admin-perm <-> GENL_ADMIN_PERM,
                              uns-admin-perm <-> GENL_UNS_ADMIN_PERM,
                              dont-validate <-> GENL_DONT_VALIDATE_*.
 
-One line per problem, "spec_check: FILE: WHAT", then
-"spec_check: N checks, M problems"; exit status 1 if M > 0.
-Needs PyYAML (Debian: python3-yaml).
+One line per problem, "spec_check: FILE: WHAT" (and "spec_check: SKIP WHAT",
+"spec_check: schema: WHAT" lines that are none), then
+"spec_check: N checks, M problems"; exit status 1 if M > 0, a SKIP never.
+Needs PyYAML (Debian: python3-yaml); the schema part python3-jsonschema.
 """
 import argparse
+import glob
+import gzip
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
 
 try:
     import yaml
@@ -78,6 +107,13 @@ GENETLINK_C_KEYS = {
 }
 
 OUTPUT_ONLY_RE = re.compile(r"\boutput[- ]only\b", re.I)
+# An enum's doc naming the header's render-max entries where they are not
+# YNL's defaults (the released schemas have no enum-cnt-name or
+# enum-max-name for definitions): "render-max entries __X_MAX and X_MAX".
+RENDER_MAX_DOC_RE = re.compile(r"\brender-max entries\s+(__[A-Z][A-Z0-9_]*)\s+and\s+([A-Z][A-Z0-9_]*)")
+# A literal limit in `checks` with the const it equals in a comment:
+# "max: 65535  # weight-max" (older schemas take no const names there).
+LIMIT_COMMENT_RE = re.compile(r"^\s*(min|max|min-len|max-len|exact-len):\s*(\S+)\s*#\s*(\S.*?)\s*$")
 
 SCALARS = {"u8": 8, "u16": 16, "u32": 32, "u64": 64,
            "s8": 8, "s16": 16, "s32": 32, "s64": 64}
@@ -461,8 +497,9 @@ class Spec:
                     self.add(mname, mask, "enum %s mask" % name)
                     extra = [mname]
                 else:
-                    cnt = c_upper(d.get("enum-cnt-name", "__" + prefix + "max"))
-                    mname = c_upper(d.get("enum-max-name", prefix + "max"))
+                    m = RENDER_MAX_DOC_RE.search(d.get("doc") or "")
+                    cnt = c_upper(d.get("enum-cnt-name", m.group(1) if m else "__" + prefix + "max"))
+                    mname = c_upper(d.get("enum-max-name", m.group(2) if m else prefix + "max"))
                     last = entries[-1][2] if entries else -1
                     self.add(cnt, last + 1, "enum %s count (render-max)" % name)
                     self.add(mname, last, "enum %s max (render-max)" % name)
@@ -661,6 +698,202 @@ class Spec:
             for k in ("max-len", "min-len", "exact-len"):
                 eff[k.replace("-", "_")] = self.limit(c[k]) if k in c else None
         return eff
+
+
+def check_limit_comments(rep, spec, text):
+    """A literal limit in `checks` followed by "# CONST" (or "# CONST - 1")
+    must equal that const of the definitions."""
+    for n, line in enumerate(text.split("\n"), 1):
+        m = LIMIT_COMMENT_RE.match(line)
+        if not m:
+            continue
+        key, lit, const = m.groups()
+        try:
+            want = spec.limit(const)
+        except ValueError:
+            rep.problem(SPEC, "line %d: %s: the comment names %r, no const of the definitions" % (n, key, const))
+            continue
+        try:
+            have = spec.limit(lit)
+        except ValueError:
+            have = lit
+        rep.check(have == want, SPEC, "line %d: %s: %s, but %s (its comment) is %s" % (n, key, lit, const, want))
+
+
+# -------------------------------------------------------------- the schema
+#
+# The spec is validated against the kernel's own JSON schema of the
+# protocol it declares (Documentation/netlink/PROTOCOL.yaml), as YNL does.
+# The schema comes from a Debian package, never from this tree: SCHEMA_PKG
+# installed, else its schema files cached in CACHE/SCHEMA_PKG/, else fetched
+# once with `apt-get download` (about 40 MB; only the few netlink schema
+# files are kept, the .deb is deleted). CACHE: $KLB_SCHEMA_CACHE, else
+# /var/cache/klb/netlink-schema where writable (root: it outlives the clone,
+# so CI on a machine it ran on before fetches nothing), else out/netlink-schema.
+
+SCHEMA_PKG = "linux-doc-6.12"
+SCHEMA_DIR = "usr/share/doc/%s/Documentation/netlink"
+TOOL_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def schema_caches():
+    if os.environ.get("KLB_SCHEMA_CACHE"):
+        return [os.environ["KLB_SCHEMA_CACHE"]]
+    return ["/var/cache/klb/netlink-schema", os.path.join(TOOL_ROOT, "out", "netlink-schema")]
+
+
+def writable_cache():
+    for d in schema_caches():
+        try:
+            os.makedirs(d, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(d, os.W_OK):
+            return d
+    return None
+
+
+def fetch_schemas(pkg, dest):
+    """Download pkg, keep its Documentation/netlink/*.yaml in dest.
+    Returns None, or why it could not."""
+    if not shutil.which("apt-get") or not shutil.which("dpkg-deb"):
+        return "apt-get or dpkg-deb not found (not a Debian system?)"
+    base = os.path.dirname(dest)
+    os.makedirs(base, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".fetch-", dir=base)
+    try:
+        t0 = time.monotonic()
+        cmd = ["apt-get", "download", "-q", pkg]
+        r = subprocess.run(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        if r.returncode and os.geteuid() == 0:
+            # a fresh machine may have no package lists yet
+            subprocess.run(["apt-get", "update", "-qq"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            r = subprocess.run(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               universal_newlines=True)
+        debs = glob.glob(os.path.join(tmp, "*.deb"))
+        if r.returncode or not debs:
+            last = [x for x in r.stdout.strip().split("\n") if x.strip()][-1:] or ["no output"]
+            return "`apt-get download %s` failed (exit %d): %s" % (pkg, r.returncode, last[0])
+        deb = debs[0]
+        size = os.path.getsize(deb)
+        version = subprocess.run(["dpkg-deb", "-f", deb, "Version"], stdout=subprocess.PIPE,
+                                 universal_newlines=True).stdout.strip()
+        inner = "./" + SCHEMA_DIR % pkg
+        dpkg = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb], stdout=subprocess.PIPE)
+        tar = subprocess.run(["tar", "-x", "-C", tmp, "--wildcards", inner + "/*.yaml.gz"], stdin=dpkg.stdout,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        dpkg.stdout.close()
+        dpkg.wait()
+        os.unlink(deb)
+        src = os.path.join(tmp, inner)
+        names = sorted(glob.glob(os.path.join(src, "*.yaml.gz")))
+        if tar.returncode or not names:
+            return "%s %s has no %s/*.yaml.gz: %s" % (pkg, version, inner, tar.stdout.strip()[:200])
+        out = os.path.join(tmp, "schemas")
+        os.makedirs(out)
+        for n in names:
+            with gzip.open(n, "rb") as fi, open(os.path.join(out, os.path.basename(n)[:-3]), "wb") as fo:
+                fo.write(fi.read())
+        with open(os.path.join(out, "VERSION"), "w") as fh:
+            fh.write("%s %s\n" % (pkg, version))
+        try:
+            os.rename(out, dest)
+        except OSError:
+            if not os.path.exists(os.path.join(dest, "VERSION")):
+                raise
+        print("spec_check: schema: fetched %s %s (%.1f MB) in %.1f s; its netlink schemas kept in %s" % (
+            pkg, version, size / 1e6, time.monotonic() - t0, dest), flush=True)
+        return None
+    except OSError as e:
+        return "fetching %s: %s" % (pkg, e)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def find_schema(proto):
+    """(path or None if the package has no schema for proto, the package it
+    is from, None) or (None, None, why the package could not be had)."""
+    pkg = os.environ.get("KLB_SCHEMA_PKG") or SCHEMA_PKG
+    fname = proto + ".yaml"
+    inst = "/" + SCHEMA_DIR % pkg
+    if os.path.isdir(inst):
+        for cand in (os.path.join(inst, fname), os.path.join(inst, fname + ".gz")):
+            if os.path.exists(cand):
+                return cand, "installed %s" % pkg, None
+        return None, "installed %s" % pkg, None
+    dest = next((os.path.join(d, pkg) for d in schema_caches()
+                 if os.path.exists(os.path.join(d, pkg, "VERSION"))), None)
+    if dest is None:
+        base = writable_cache()
+        if base is None:
+            return None, None, "no writable cache directory (%s)" % " nor ".join(schema_caches())
+        dest = os.path.join(base, pkg)
+        why = fetch_schemas(pkg, dest)
+        if why:
+            return None, None, why
+    with open(os.path.join(dest, "VERSION")) as fh:
+        origin = fh.read().strip()
+    path = os.path.join(dest, fname)
+    return (path if os.path.exists(path) else None), origin, None
+
+
+def schema_skip(why):
+    """Say loudly that the schema part did not run; the rest goes on."""
+    Report.skip("schema validation: %s" % why)
+    bar = "!" * 76
+    sys.stderr.write("%s\nspec_check: WARNING: %s was NOT validated against the kernel's netlink schema:\n"
+                     "spec_check: WARNING: %s\n%s\n" % (bar, SPEC, why, bar))
+    sys.stderr.flush()
+
+
+def schema_where(y, path):
+    """A readable location of a schema error: list items by their name."""
+    out = []
+    node = y
+    for p in path:
+        if isinstance(node, list) and isinstance(p, int) and p < len(node):
+            node = node[p]
+            nm = node.get("name") if isinstance(node, dict) else None
+            out.append("[%s]" % nm if nm else "[%d]" % p)
+        else:
+            node = node.get(p) if isinstance(node, dict) else None
+            out.append(("." if out else "") + str(p))
+    return "".join(out) or "(top level)"
+
+
+def check_schema(rep, y, schema_file=None):
+    proto = y.get("protocol", "genetlink") if isinstance(y, dict) else "genetlink"
+    try:
+        import jsonschema
+    except ImportError:
+        schema_skip("python3-jsonschema is not installed (tools/deps.sh installs it)")
+        return
+    if schema_file:
+        path, origin = schema_file, schema_file
+    else:
+        path, origin, why = find_schema(str(proto))
+        if why:
+            schema_skip(why)
+            return
+        if not rep.check(path is not None, SPEC, "protocol: %s: the kernel has no schema %s.yaml (%s)" % (
+                proto, proto, origin)):
+            return
+    try:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as fh:
+            schema = yaml.safe_load(fh)
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
+        cls.check_schema(schema)
+    except (OSError, yaml.YAMLError, jsonschema.exceptions.SchemaError) as e:
+        schema_skip("cannot read the schema %s: %s" % (path, str(e).split("\n")[0]))
+        return
+    errors = sorted(cls(schema).iter_errors(y), key=lambda e: [str(x) for x in e.absolute_path])
+    label = re.sub(r"\.yaml(\.gz)?$", "", os.path.basename(path))
+    print("spec_check: schema: %s (protocol %s) against %s.yaml of %s" % (SPEC, proto, label, origin), flush=True)
+    rep.checks += 1
+    for e in errors:
+        rep.problem(SPEC, "schema %s: %s: %s" % (label, schema_where(y, e.absolute_path), e.message))
 
 
 def check_protocol(rep, y):
@@ -1049,6 +1282,27 @@ def find_arrays(cfile, struct):
     return out
 
 
+def range_cnames(rep, spec, ev, rel, line, policy, first, last):
+    """The attribute C names a range designator [FIRST ... LAST] covers:
+    those of the set FIRST's (or LAST's) names belong to, by value."""
+    where = "line %d: %s[%s ... %s]" % (line, policy, first, last)
+    sets = {spec.attr_by_cname[n].set for n in re.findall(r"[A-Za-z_]\w*", first + " " + last)
+            if n in spec.attr_by_cname}
+    if not rep.check(len(sets) == 1, rel, "%s: cannot tell which attribute-set it covers" % where):
+        return []
+    try:
+        lo, hi = ev.eval(first), ev.eval(last)
+    except EvalError as x:
+        rep.problem(rel, "%s: %s" % (where, x))
+        return []
+    by_value = {a.value: a.cname for a in sets.pop().attrs.values()}
+    out = []
+    for v in range(lo, hi + 1):
+        if rep.check(v in by_value, rel, "%s: value %d is no attribute of the set" % (where, v)):
+            out.append(by_value[v])
+    return out
+
+
 POLICY_RE = r"\bstruct\s+nla_policy\s+\w+\s*\[[^\]]*\]\s*=\s*\{"
 OPS_RE = r"\bstruct\s+genl_(?:small_|split_)?ops\s+\w+\s*\[[^\]]*\]\s*=\s*\{"
 
@@ -1074,8 +1328,15 @@ def check_policies(rep, spec, root, uapi_ev, ops_files):
         for name, size, body, off in find_arrays(f, "nla_policy"):
             entries = {}
             for piece, poff in split_top(body, off):
-                m = re.match(r"^\[\s*(\w+)\s*\]\s*=\s*(.*)$", piece, re.S)
                 line = line_of(f.text, poff)
+                m = re.match(r"^\[\s*([^\]]*?)\s*\.\.\.\s*([^\]]*?)\s*\]\s*=\s*(.*)$", piece, re.S)
+                if m:
+                    # a range designator: [FIRST ... LAST] = one entry for each
+                    e = parse_policy_value(m.group(3), ev, ranges)
+                    for cname in range_cnames(rep, spec, ev, f.rel, line, name, m.group(1), m.group(2)):
+                        entries[cname] = (e, line)
+                    continue
+                m = re.match(r"^\[\s*(\w+)\s*\]\s*=\s*(.*)$", piece, re.S)
                 if not rep.check(m is not None, f.rel, "line %d: %s: cannot parse entry %r" % (line, name, piece[:60])):
                     continue
                 entries[m.group(1)] = (parse_policy_value(m.group(2), ev, ranges), line)
@@ -1163,11 +1424,39 @@ def check_policies(rep, spec, root, uapi_ev, ops_files):
         expect[fam_policy] = [{"what": "the request of any operation", "strict": True, "complete": True,
                                "attrs": set(spec.requested.get(policies[fam_policy]["set"], ()))}]
     nested_from = {}
+    referrers = {}   # nested policy -> [(policy, attribute)] that nest it
     for name, p in policies.items():
         for cname, (e, line) in p["entries"].items():
             a = spec.attr_by_cname.get(cname)
             if e.nested and a is not None and a.nested:
                 nested_from.setdefault(e.nested, set()).add(a.nested)
+                referrers.setdefault(e.nested, []).append((name, a))
+    # Output-only policies: nested only by output-only attributes (or by
+    # other output-only policies). Such a nest in a request is refused
+    # attribute by attribute (NLA_REJECT with klb's message: an NLA_REJECT
+    # on the nest itself loses to the core's NLA_F_NESTED check), so each
+    # attribute of the set must be NLA_REJECT or a nest into another
+    # output-only policy.
+    out_only = set()
+    grew = True
+    while grew:
+        grew = False
+        for name, refs in referrers.items():
+            if name in policies and name not in out_only and \
+                    all(pn in out_only or spec.output_only(a) for pn, a in refs):
+                out_only.add(name)
+                grew = True
+    for name in out_only:
+        p = policies[name]
+        if not p["set"]:
+            continue
+        expect[name] = [{"what": "set %s, nested here only by output-only attributes (%s)" % (
+                             p["set"], ", ".join(sorted({"%s.%s" % (a.set.name, a.name)
+                                                         for _, a in referrers[name]}))),
+                         "attrs": set(), "strict": True, "complete": False}]
+        for a in spec.attrs_of(p["set"]):
+            rep.check(a.cname in p["entries"], p["file"], "line %d: %s lacks %s (output only there, "
+                      "it should be refused with a message)" % (p["line"], name, a.cname))
     for name, p in policies.items():
         if name in expect or not p["set"]:
             continue
@@ -1199,6 +1488,17 @@ def check_policies(rep, spec, root, uapi_ev, ops_files):
             if not rep.check(a is not None and a.set is aset, path, "%s: not an attribute of set %s" % (
                     where, aset.name)):
                 continue
+            if name in out_only:
+                rep.check(e.type == "NLA_REJECT" or e.nested in out_only, path,
+                          "%s: accepted, but every attribute of %s is output only there: NLA_REJECT "
+                          "(or a nest into an output-only policy) expected" % (where, expect[name][0]["what"]))
+                if e.type != "NLA_REJECT":
+                    compare_entry(rep, spec, path, where, a, e, policies)
+                continue
+            if e.type == "NLA_REJECT" and a.type == "nest":
+                rep.problem(path, "%s: NLA_REJECT on a nest: the core answers a nest (NLA_F_NESTED) "
+                            "with \"NLA_F_NESTED not expected\", never the reject message; make it a "
+                            "nest into a policy that rejects each attribute" % where)
             for item in expect[name]:
                 if e.type == "NLA_REJECT":
                     rep.check(spec.output_only(a) or a.name not in item["attrs"], path,
@@ -1350,19 +1650,28 @@ def main():
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     help="the tree to check (default: this script's tree)")
     ap.add_argument("--no-kernel", action="store_true", help="skip the kernel policies and ops table")
+    ap.add_argument("--schema", metavar="FILE", help="validate against this schema file, not the kernel's "
+                    "schema of the declared protocol from Debian's %s" % SCHEMA_PKG)
+    ap.add_argument("--no-schema", action="store_true", help="skip the schema validation")
     args = ap.parse_args()
     root = args.root
     rep = Report()
 
     try:
         with open(os.path.join(root, SPEC), encoding="utf-8") as fh:
-            y = yaml.safe_load(fh)
+            text = fh.read()
+        y = yaml.safe_load(text)
     except (OSError, yaml.YAMLError) as e:
         rep.problem(SPEC, "cannot read the spec: %s" % e)
         print("spec_check: %d checks, %d problems" % (rep.checks, rep.problems))
         return 1
+    if args.no_schema:
+        Report.skip("schema validation (--no-schema)")
+    else:
+        check_schema(rep, y, args.schema)
     check_protocol(rep, y)
     spec = Spec(y, rep)
+    check_limit_comments(rep, spec, text)
 
     uapi_ev = Evaluator([])
     for rel, fn in ((UAPI, None), (ATTRS, check_attrs_c), (NLPY, check_nlpy)):

@@ -5,7 +5,11 @@
 # files of kmod/ for the kernel parts) to a temporary tree, then:
 #   - the unmutated copy passes everything but the kernel parts;
 #   - each mutation, one at a time, is reported: exit status 1 and at least
-#     one problem line that the unmutated copy does not have.
+#     one problem line that the unmutated copy does not have (and, where the
+#     case says so, one that matches its pattern: the schema's, for a spec
+#     that breaks the kernel's netlink schema).
+# The schema cases are skipped (and say why) when spec_check could not
+# validate against the kernel's schema (no python3-jsonschema, no package).
 # TAP output, then "N passed, M failed"; exit status 1 if any test failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,16 +37,25 @@ if [ -d "$top/kmod" ]; then
 fi
 
 # run TREE OUT [ARGS]: spec_check's exit status; its output in OUT
+# (with --no-schema once the first run could not validate the schema:
+# no later run tries to fetch it again)
+no_schema=()
 run() {
 	local tree=$1 out=$2
 	shift 2
-	python3 "$chk" --root "$tree" "$@" >"$out" 2>&1
+	python3 "$chk" --root "$tree" "${no_schema[@]}" "$@" >"$out" 2>&1
 	echo $?
 }
 
-problems() { grep '^spec_check: ' "$1" | grep -v -e '^spec_check: SKIP ' -e '^spec_check: [0-9]* checks, '; }
+problems() { grep '^spec_check: ' "$1" | grep -v -e '^spec_check: SKIP ' -e '^spec_check: schema: ' -e '^spec_check: [0-9]* checks, '; }
 
 rc=$(run "$base" "$tmp/base.nokernel" --no-kernel)
+schema=yes
+if schema_why=$(grep -m1 '^spec_check: SKIP schema validation' "$tmp/base.nokernel"); then
+	schema=no
+	no_schema=(--no-schema)
+	echo "# $schema_why"
+fi
 if [ "$rc" = 0 ] && grep -q '^spec_check: [0-9]* checks, 0 problems$' "$tmp/base.nokernel"; then
 	ok "unmutated copy: no problems outside the kernel parts (--no-kernel)"
 else
@@ -60,12 +73,18 @@ fi
 kernel_policy=yes
 grep -q '^spec_check: SKIP kernel policies' "$tmp/base.out" && kernel_policy=no
 
-# mutate DESC FILE PYTHON [needs-kernel]: apply PYTHON (text in s, yaml
-# loaded as y for the spec) to a copy of FILE and expect a new problem.
+# mutate DESC FILE PYTHON [needs-kernel [PATTERN]]: apply PYTHON (text in
+# s, yaml loaded as y for the spec: change one or the other) to a copy of
+# FILE and expect a new problem (one matching the grep -E PATTERN if given;
+# a PATTERN starting with "schema" needs the schema validation).
 mutate() {
-	local desc=$1 file=$2 code=$3 kernel=${4:-} d="$tmp/m$((n + 1))" rc args=()
+	local desc=$1 file=$2 code=$3 kernel=${4:-} pattern=${5:-} d="$tmp/m$((n + 1))" rc args=()
 	if [ -n "$kernel" ] && [ "$kernel_policy" = no ]; then
 		skip "$desc" "no kernel policy file in the tree"
+		return
+	fi
+	if [[ "$pattern" == schema* ]] && [ "$schema" = no ]; then
+		skip "$desc" "${schema_why#spec_check: SKIP }"
 		return
 	fi
 	[ -z "$kernel" ] && args=(--no-kernel)
@@ -78,7 +97,7 @@ mutate() {
 		if path.endswith(".yaml"):
 		    env["y"] = yaml.safe_load(s)
 		exec(code, env)
-		if path.endswith(".yaml"):
+		if path.endswith(".yaml") and env["y"] != yaml.safe_load(s):
 		    env["s"] = yaml.safe_dump(env["y"], sort_keys=False)
 		if env["s"] == s or (path.endswith(".yaml") and yaml.safe_load(env["s"]) == yaml.safe_load(s)):
 		    sys.exit("mutation did not apply")
@@ -96,10 +115,10 @@ mutate() {
 	fi
 	problems "$d.base" | sort >"$d.base.problems"
 	problems "$d.out" | sort | comm -13 "$d.base.problems" - >"$d.new"
-	if [ "$rc" = 1 ] && [ -s "$d.new" ]; then
+	if [ "$rc" = 1 ] && [ -s "$d.new" ] && { [ -z "$pattern" ] || grep -qE -- "$pattern" "$d.new"; }; then
 		ok "$desc: reported ($(wc -l <"$d.new") new problem lines)"
 	else
-		not_ok "$desc: exit $rc, $(wc -l <"$d.new") new problem lines"
+		not_ok "$desc: exit $rc, $(wc -l <"$d.new") new problem lines${pattern:+, none matching '$pattern'}"
 		sed 's/^/# /' "$d.out"
 	fi
 }
@@ -116,6 +135,33 @@ svc["attributes"] = [a for a in svc["attributes"] if a["name"] != "proxy-protoco
 mutate "klb.yaml: change the max-len of rule.host" Documentation/netlink/klb.yaml '
 rule = next(x for x in y["attribute-sets"] if x["name"] == "rule")
 next(a for a in rule["attributes"] if a["name"] == "host")["checks"]["max-len"] = 200' kernel
+# the kernel's schema (genetlink-legacy.yaml, from Debian's linux-doc-6.12)
+mutate "klb.yaml: a key the schema does not know (definitions[name-max].bogus-key)" \
+	Documentation/netlink/klb.yaml '
+next(d for d in y["definitions"] if d["name"] == "name-max")["bogus-key"] = 1' "" \
+	"schema genetlink-legacy: definitions\[name-max\]: Additional properties are not allowed \('bogus-key'"
+mutate "klb.yaml: protocol genetlink-c (its schema has no kernel-policy, no uns-admin-perm)" \
+	Documentation/netlink/klb.yaml 'y["protocol"] = "genetlink-c"' "" \
+	"schema genetlink-c: .*'kernel-policy' was unexpected"
+mutate "klb.yaml: enum-max-name back in a definition (no released schema has it)" \
+	Documentation/netlink/klb.yaml '
+next(d for d in y["definitions"] if d["name"] == "hash")["enum-max-name"] = "klb-hash-max"' "" \
+	"schema genetlink-legacy: definitions\[hash\]: .*'enum-max-name' was unexpected"
+mutate "klb.yaml: a checks limit that is not the const its comment names" \
+	Documentation/netlink/klb.yaml 's = s.replace("max: 65535  # weight-max", "max: 65534  # weight-max", 1)' "" \
+	"max: 65534, but weight-max"
+mutate "klb.yaml: backend-state without its doc's render-max names (YNL defaults then)" \
+	Documentation/netlink/klb.yaml '
+d = next(d for d in y["definitions"] if d["name"] == "backend-state")
+d["doc"] = d["doc"].split("The header names")[0]' "" "KLB_BACKEND_MAX"
+mutate "policy.c: service stats back to an NLA_REJECT on the nest" kmod/netlink/policy.c '
+s = s.replace("[KLB_SERVICE_A_STATS]\t= NLA_POLICY_NESTED(klb_service_stats_out_policy)",
+              "[KLB_SERVICE_A_STATS]\t= { .type = NLA_REJECT, .reject_message = \"x\" }", 1)' kernel \
+	"NLA_REJECT on a nest"
+mutate "policy.c: a service stats attribute accepted in a request" kmod/netlink/policy.c '
+s = s.replace("[KLB_STATS_A_L7 + 1 ... KLB_STATS_A_MAX] = {\n\t\t.type = NLA_REJECT, .reject_message = KLB_SERVICE_STATS_OUT }",
+              "[KLB_STATS_A_L7 + 1 ... KLB_STATS_A_MAX] = { .type = NLA_U64 }", 1)' kernel \
+	"klb_service_stats_out_policy\[KLB_STATS_A_DROP_NO_PORT\]: accepted"
 mutate "attrs.c: backend weight as T_U16" tools/klbctl/attrs.c \
 	's = re.sub(r"(\[KLB_BACKEND_A_WEIGHT\]\s*=\s*\{[^}]*)T_U32", r"\g<1>T_U16", s)'
 mutate "klb_nl.py: an attribute name not in the spec" selftests/klb_nl.py \

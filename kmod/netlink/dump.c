@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Replies of the klb family: one pool or service (GET do), all of them
- * (GET dump), the rules of a service (RULE_GET dump) and the connection
- * table (CONN_GET dump).
+ * or only the one named (GET dump), the rules of a service (RULE_GET dump)
+ * and the connection table (CONN_GET dump).
  *
  * Config dumps hold klb_net->lock in each callback and report kn->gen as
  * their sequence, so a change between two callbacks flags the dump
@@ -451,8 +451,11 @@ int klb_nl_service_get_one(struct klb_net *kn, struct klb_service *svc,
 	return genlmsg_reply(msg, info);
 }
 
+/* All services, or, as the pool dump, only the one named in KLB_A_SERVICE. */
 int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	const char *name = klb_nl_dump_filter(cb, KLB_A_SERVICE,
+					      KLB_SERVICE_A_NAME);
 	struct klb_nl_dump_ctx *ctx = klb_nl_dump_ctx(cb);
 	struct klb_net *kn = klb_net(sock_net(skb->sk));
 	unsigned long pos = ctx->pos, i = 0;
@@ -461,9 +464,19 @@ int klb_nl_service_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 	mutex_lock(&kn->lock);
 	cb->seq = kn->gen;
+	if (name && !ctx->checked && !klb_service_find(&kn->services, name)) {
+		mutex_unlock(&kn->lock);
+		klb_err(cb->extack, NULL, "service %s does not exist", name);
+		return -ENOENT;
+	}
+	ctx->checked = true;
 	list_for_each_entry(svc, &kn->services, node) {
 		if (i++ < pos)
 			continue;
+		if (name && strcmp(svc->name, name)) {
+			pos++;
+			continue;
+		}
 		err = klb_nl_fill_service(skb, kn, svc, NULL, cb);
 		if (err)
 			break;

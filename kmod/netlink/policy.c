@@ -26,14 +26,51 @@ static struct netlink_range_validation klb_maxconn_range __ro_after_init = {
 	.max = KLB_MAXCONN_MAX,
 };
 
+/*
+ * Stats in a request (service and backend): refused with klb's message.
+ * A stats nest carries NLA_F_NESTED, as every nest must, and the core
+ * checks that flag before it looks at the type: a stats entry of type
+ * NLA_REJECT would answer "NLA_F_NESTED not expected", never its
+ * reject_message. So stats is a nest here, whose every attribute (L7's
+ * inside too) is an NLA_REJECT with the message. An empty stats nest
+ * holds no figure and passes; nothing reads it.
+ */
+#define KLB_BACKEND_STATS_OUT	"backend stats are output only"
+#define KLB_SERVICE_STATS_OUT	"service stats are output only"
+
+static const struct nla_policy klb_backend_l7_stats_out_policy[KLB_L7_STATS_A_MAX + 1] = {
+	[KLB_L7_STATS_A_PAD ... KLB_L7_STATS_A_MAX] = {
+		.type = NLA_REJECT, .reject_message = KLB_BACKEND_STATS_OUT },
+};
+
+static const struct nla_policy klb_backend_stats_out_policy[KLB_STATS_A_MAX + 1] = {
+	[KLB_STATS_A_PAD ... KLB_STATS_A_L7 - 1] = {
+		.type = NLA_REJECT, .reject_message = KLB_BACKEND_STATS_OUT },
+	[KLB_STATS_A_L7] = NLA_POLICY_NESTED(klb_backend_l7_stats_out_policy),
+	[KLB_STATS_A_L7 + 1 ... KLB_STATS_A_MAX] = {
+		.type = NLA_REJECT, .reject_message = KLB_BACKEND_STATS_OUT },
+};
+
+static const struct nla_policy klb_service_l7_stats_out_policy[KLB_L7_STATS_A_MAX + 1] = {
+	[KLB_L7_STATS_A_PAD ... KLB_L7_STATS_A_MAX] = {
+		.type = NLA_REJECT, .reject_message = KLB_SERVICE_STATS_OUT },
+};
+
+static const struct nla_policy klb_service_stats_out_policy[KLB_STATS_A_MAX + 1] = {
+	[KLB_STATS_A_PAD ... KLB_STATS_A_L7 - 1] = {
+		.type = NLA_REJECT, .reject_message = KLB_SERVICE_STATS_OUT },
+	[KLB_STATS_A_L7] = NLA_POLICY_NESTED(klb_service_l7_stats_out_policy),
+	[KLB_STATS_A_L7 + 1 ... KLB_STATS_A_MAX] = {
+		.type = NLA_REJECT, .reject_message = KLB_SERVICE_STATS_OUT },
+};
+
 const struct nla_policy klb_backend_policy[KLB_BACKEND_A_MAX + 1] = {
 	[KLB_BACKEND_A_ADDR4]	= NLA_POLICY_EXACT_LEN(sizeof(struct in_addr)),
 	[KLB_BACKEND_A_ADDR6]	= NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr)),
 	[KLB_BACKEND_A_PORT]	= NLA_POLICY_MIN(NLA_U16, 1),
 	[KLB_BACKEND_A_WEIGHT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &klb_weight_range),
 	[KLB_BACKEND_A_STATE]	= NLA_POLICY_MAX(NLA_U8, KLB_BACKEND_STATE_MAX),
-	[KLB_BACKEND_A_STATS]	= { .type = NLA_REJECT,
-				    .reject_message = "backend stats are output only" },
+	[KLB_BACKEND_A_STATS]	= NLA_POLICY_NESTED(klb_backend_stats_out_policy),
 	[KLB_BACKEND_A_HEALTH]	= { .type = NLA_REJECT,
 				    .reject_message = "backend health is output only" },
 	[KLB_BACKEND_A_CHECK_OK] = { .type = NLA_REJECT,
@@ -154,8 +191,7 @@ const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_PROTO]	= { .type = NLA_U8 },
 	[KLB_SERVICE_A_MODE]	= NLA_POLICY_MAX(NLA_U8, KLB_MODE_MAX),
 	[KLB_SERVICE_A_POOL]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
-	[KLB_SERVICE_A_STATS]	= { .type = NLA_REJECT,
-				    .reject_message = "service stats are output only" },
+	[KLB_SERVICE_A_STATS]	= NLA_POLICY_NESTED(klb_service_stats_out_policy),
 	[KLB_SERVICE_A_PROXY_PROTOCOL] = NLA_POLICY_MAX(NLA_U8, 2),
 	[KLB_SERVICE_A_RULES]	= NLA_POLICY_NESTED(klb_rules_policy),
 	[KLB_SERVICE_A_NRULES]	= { .type = NLA_REJECT,
