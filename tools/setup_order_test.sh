@@ -71,8 +71,11 @@ project() {
 	done
 	# tools/phase only times its command: the real one
 	cp "$top/tools/phase" "$d/tools/phase"
-	# make layers proves tools/layers.py can fail: `! python3 ... --map`
-	echo 'case "$*" in *--map*) exit 1 ;; esac' >>"$d/bin/python3"
+	# make layers proves each check of tools/layers.py can fail (`!
+	# python3 ... --map`, `--assume-call`, a design.md without a file)
+	echo 'case "$*" in *--map*|*--assume-call*|*design-unmapped*) exit 1 ;; esac' >>"$d/bin/python3"
+	mkdir -p "$d/Documentation"
+	: >"$d/Documentation/design.md"
 	# deps: "installs" kernel $new (as linux-image-amd64 and
 	# linux-headers-amd64 would)
 	cat >"$d/fake-deps" <<-EOF

@@ -38,6 +38,7 @@ struct klb_pool_change {
 	const struct klb_check_cfg *check;	/* has_check: NULL is none */
 	const struct klb_passive_cfg *passive;	/* NULL: unchanged */
 };
+
 /*
  * pool_set.c: make @chg on @pool, all of it or nothing (-ENOMEM, with a
  * message): the configuration, the backends' health and the table stay
