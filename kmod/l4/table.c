@@ -38,21 +38,6 @@ void klb_l4_core_exit(struct klb_l4_core *c)
 	c->locks = NULL;
 }
 
-u32 klb_l4_hash(const struct klb_l4_core *c, u16 family,
-		const union nf_inet_addr *a, const union nf_inet_addr *b,
-		u64 rest)
-{
-	u64 w[5];
-
-	if (family == AF_INET)
-		return siphash_2u64((u64)(__force u32)a->ip << 32 |
-				    (__force u32)b->ip, rest, &c->key);
-	memcpy(&w[0], &a->in6, sizeof(struct in6_addr));
-	memcpy(&w[2], &b->in6, sizeof(struct in6_addr));
-	w[4] = rest;
-	return siphash(w, sizeof(w), &c->key);
-}
-
 void klb_l4_gc_kick(struct klb_l4_core *c)
 {
 	if (!delayed_work_pending(&c->gc_work))

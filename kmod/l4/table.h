@@ -10,6 +10,8 @@
 #define _KLB_L4_TABLE_H
 
 #include <linux/siphash.h>
+#include <linux/socket.h>
+#include <linux/string.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
@@ -49,9 +51,21 @@ static inline spinlock_t *klb_l4_lock(const struct klb_l4_core *c, u32 hval)
  * nothing, the service and the prefix length). Unused words of an IPv4
  * address are not read.
  */
-u32 klb_l4_hash(const struct klb_l4_core *c, u16 family,
-		const union nf_inet_addr *a, const union nf_inet_addr *b,
-		u64 rest);
+static inline u32 klb_l4_hash(const struct klb_l4_core *c, u16 family,
+			      const union nf_inet_addr *a,
+			      const union nf_inet_addr *b, u64 rest)
+{
+	u64 w[5];
+
+	/* Inline: every packet's lookup hashes (the packet path). */
+	if (family == AF_INET)
+		return siphash_2u64((u64)(__force u32)a->ip << 32 |
+				    (__force u32)b->ip, rest, &c->key);
+	memcpy(&w[0], &a->in6, sizeof(struct in6_addr));
+	memcpy(&w[2], &b->in6, sizeof(struct in6_addr));
+	w[4] = rest;
+	return siphash(w, sizeof(w), &c->key);
+}
 
 /* The next id, for an entry about to be inserted. */
 static inline unsigned long klb_l4_next_id(struct klb_l4_core *c)
