@@ -186,3 +186,15 @@ l7_raw() {
 }
 # http_statuses: the status code of each response in l7_raw output, in order
 http_statuses() { grep -aoE '^HTTP/1\.[01] [0-9]{3}' | awk '{print $2}' | tr '\n' ' ' | sed 's/ $//'; }
+
+# l7_client_mem_kib MODE: the anonymous memory and page tables (KiB) of the
+# running `l7_idle_client.py MODE` (0 if none). The memory tests run their
+# client in the VM they measure: what python holds per socket (~3.5 KiB)
+# leaves MemAvailable too, and is no part of klb's cost.
+l7_client_mem_kib() {
+	local pid
+
+	pid=$(pgrep -nf "l7_idle_client.py $1") || { echo 0; return; }
+	awk '$1 == "RssAnon:" || $1 == "VmPTE:" {kib += $2} END {print kib + 0}' \
+		"/proc/$pid/status" 2>/dev/null || echo 0
+}
