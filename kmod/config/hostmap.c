@@ -21,7 +21,9 @@
 
 #include "config/hostmap.h"
 
-struct klb_hostmap *klb_hostmap_alloc(u32 cap, u32 names_cap)
+/* With @src's key (a copy), else a new random one. */
+static struct klb_hostmap *klb_hostmap_new(u32 cap, u32 names_cap,
+					   const struct klb_hm *src)
 {
 	struct klb_hostmap *map;
 	u64 key[2];
@@ -33,11 +35,21 @@ struct klb_hostmap *klb_hostmap_alloc(u32 cap, u32 names_cap)
 		       GFP_KERNEL_ACCOUNT);
 	if (!map)
 		return NULL;
-	/* A key per table: nobody outside can aim names at one chain. */
-	get_random_bytes(key, sizeof(key));
+	/* A key per map: nobody outside can aim names at one chain. */
+	if (src) {
+		key[0] = src->k0;
+		key[1] = src->k1;
+	} else {
+		get_random_bytes(key, sizeof(key));
+	}
 	klb_hm_init(&map->hm, map + 1, cap, names_cap, key[0], key[1]);
 	klb_obj_inc(KLB_OBJ_HOSTMAP);
 	return map;
+}
+
+struct klb_hostmap *klb_hostmap_alloc(u32 cap, u32 names_cap)
+{
+	return klb_hostmap_new(cap, names_cap, NULL);
 }
 
 void klb_hostmap_destroy(struct klb_hostmap *map)
@@ -96,30 +108,19 @@ void klb_hostmap_replace(struct klb_net *kn, struct klb_service *svc,
 /*
  * A copy of @old (NULL: none) with room for @more names of @more_names
  * bytes, without entry @skip (U32_MAX: none). Pools' users unchanged.
+ * Same key, so the names are not hashed again: a copy of 100,000 names
+ * is a few memcpy()s and a pass over the entries.
  */
 static struct klb_hostmap *klb_hostmap_copy(const struct klb_hostmap *old,
 					    u32 more, u32 more_names, u32 skip)
 {
 	u32 n = old ? old->hm.n : 0, names = old ? old->hm.names_len : 0;
 	struct klb_hostmap *map;
-	u32 i, dup;
 
-	map = klb_hostmap_alloc(n + more, names + more_names);
-	if (!map)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		const struct klb_hm_entry *e = &old->hm.e[i];
-
-		if (i == skip)
-			continue;
-		if (WARN_ON_ONCE(klb_hm_add(&map->hm, klb_hm_name(&old->hm, i),
-					    e->len, e->val, &dup))) {
-			klb_hostmap_destroy(map);
-			return NULL;
-		}
-		if (!(i & 1023))
-			cond_resched();
-	}
+	map = klb_hostmap_new(n + more, names + more_names,
+			      old ? &old->hm : NULL);
+	if (map && old)
+		klb_hm_copy(&map->hm, &old->hm, skip);
 	return map;
 }
 
@@ -179,6 +180,24 @@ int klb_hostmap_del(struct klb_net *kn, struct klb_service *svc,
 	klb_hostmap_publish(kn, svc, map);
 	pool->users--;
 	return 0;
+}
+
+bool klb_hostmap_uses(struct klb_net *kn, struct klb_service *svc,
+		      const struct klb_pool *pool, struct netlink_ext_ack *extack)
+{
+	struct klb_hostmap *map = klb_service_hostmap(kn, svc);
+	u32 i;
+
+	for (i = 0; map && i < map->hm.n; i++) {
+		if (klb_hostmap_pool(map, i) == pool) {
+			klb_err(extack, NULL,
+				"pool %s is used by host %.*s of service %s",
+				pool->name, (int)map->hm.e[i].len,
+				klb_hm_name(&map->hm, i), svc->name);
+			return true;
+		}
+	}
+	return false;
 }
 
 /*

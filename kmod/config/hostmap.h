@@ -37,6 +37,9 @@ int klb_hostmap_add(struct klb_net *kn, struct klb_service *svc,
 int klb_hostmap_del(struct klb_net *kn, struct klb_service *svc,
 		    const char *name, u32 len, const struct nlattr *attr,
 		    struct netlink_ext_ack *extack);
+/* Does a name of @svc's map route to @pool? Then say so in @extack. */
+bool klb_hostmap_uses(struct klb_net *kn, struct klb_service *svc,
+		      const struct klb_pool *pool, struct netlink_ext_ack *extack);
 /* A restore: @to takes the map of @from, its staged twin, in one store. */
 void klb_hostmap_move(struct klb_net *kn, struct klb_service *to,
 		      struct klb_service *from);

@@ -66,7 +66,8 @@ static const struct field hostmap_fields[] = {
 /* "SERVICE HOST pool POOL" */
 static void hostmap_title(const void *obj)
 {
-	obj_print_field(&hostmap_desc, obj, H_SERVICE, W_BARE);
+	print_string(PRINT_ANY, "service", "%s",
+		     ((const struct hostmap *)obj)->service);
 	obj_print_field(&hostmap_desc, obj, H_HOST, W_BARE);
 }
 

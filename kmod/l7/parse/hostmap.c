@@ -191,22 +191,13 @@ int klb_hm_find(const struct klb_hm *t, const u8 *name, u32 len)
 	return klb_hm_find_hashed(t, name, len, klb_hm_hash(t, name, len));
 }
 
-int klb_hm_add(struct klb_hm *t, const char *name, u32 len, void *val,
-	       u32 *dup)
+/* Append a name known to be absent, with its hash. */
+static void klb_hm_append(struct klb_hm *t, const char *name, u32 len,
+			  void *val, u32 hash)
 {
-	u32 hash = klb_hm_hash(t, (const u8 *)name, len);
-	struct klb_hm_entry *e;
-	int found;
+	struct klb_hm_entry *e = &t->e[t->n];
 	u32 i;
 
-	found = klb_hm_find_hashed(t, (const u8 *)name, len, hash);
-	if (found >= 0) {
-		*dup = found;
-		return -1;
-	}
-	if (t->n >= t->cap || len > t->names_cap - t->names_len)
-		return -2;
-	e = &t->e[t->n];
 	e->val = val;
 	e->hash = hash;
 	e->off = t->names_len;
@@ -216,7 +207,38 @@ int klb_hm_add(struct klb_hm *t, const char *name, u32 len, void *val,
 	t->names_len += len;
 	e->next = t->bucket[hash & t->mask];
 	t->bucket[hash & t->mask] = ++t->n;
+}
+
+int klb_hm_add(struct klb_hm *t, const char *name, u32 len, void *val,
+	       u32 *dup)
+{
+	u32 hash = klb_hm_hash(t, (const u8 *)name, len);
+	int found;
+
+	found = klb_hm_find_hashed(t, (const u8 *)name, len, hash);
+	if (found >= 0) {
+		*dup = found;
+		return -1;
+	}
+	if (t->n >= t->cap || len > t->names_cap - t->names_len)
+		return -2;
+	klb_hm_append(t, name, len, val, hash);
 	return 0;
+}
+
+void klb_hm_copy(struct klb_hm *dst, const struct klb_hm *src, u32 skip)
+{
+	u32 i;
+
+	for (i = 0; i < src->n; i++) {
+		const struct klb_hm_entry *e = &src->e[i];
+
+		if (i == skip || dst->n >= dst->cap ||
+		    e->len > dst->names_cap - dst->names_len)
+			continue;
+		klb_hm_append(dst, src->names + e->off, e->len, e->val,
+			      e->hash);
+	}
 }
 
 u32 klb_hm_host_strip(const u8 *h, u32 len)

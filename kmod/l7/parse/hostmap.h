@@ -63,6 +63,12 @@ int klb_hm_name_prepare(const char *in, u32 len, char *out, u32 *olen,
 int klb_hm_add(struct klb_hm *t, const char *name, u32 len, void *val,
 	       u32 *dup);
 
+/*
+ * Copy every entry of @src but @skip (U32_MAX: none) into the empty @dst,
+ * which has @src's key and room for them: hashes are kept, not computed.
+ */
+void klb_hm_copy(struct klb_hm *dst, const struct klb_hm *src, u32 skip);
+
 /* SipHash-2-4 of @p lowercased under the table's key, folded to 32 bits. */
 u32 klb_hm_hash(const struct klb_hm *t, const u8 *p, u32 len);
 

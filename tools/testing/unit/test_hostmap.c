@@ -231,6 +231,35 @@ static void test_growth(void)
 	hm_free(t);
 }
 
+/* Copies (the kernel's add and del) keep key, hashes and order. */
+static void test_copy(void)
+{
+	struct klb_hm *t = hm_new(4, 64), *c;
+	bool ok;
+
+	add(t, "a.test", 1);
+	add(t, "b.test", 2);
+	add(t, "c.test", 3);
+	c = malloc(sizeof(*c));
+	klb_hm_init(c, malloc(klb_hm_mem_size(3, 64)), 3, 64, t->k0, t->k1);
+	klb_hm_copy(c, t, 1);
+	tap_ok(c->n == 2 && get(c, "a.test") == 1 && !get(c, "b.test") &&
+	       get(c, "C.TEST") == 3, "copy without entry 1");
+	tap_ok(!strncmp(klb_hm_name(c, 1), "c.test", 6),
+	       "copy keeps the order");
+	ok = !add(c, "d.test", 4) && get(c, "d.test") == 4 &&
+	     add(c, "a.test", 9) == -1;
+	tap_ok(ok, "a copy takes new names and refuses its old ones");
+	tap_ok(c->e[0].hash == t->e[0].hash, "copy keeps the hashes");
+	hm_free(c);
+	c = malloc(sizeof(*c));
+	klb_hm_init(c, malloc(klb_hm_mem_size(1, 6)), 1, 6, t->k0, t->k1);
+	klb_hm_copy(c, t, UINT32_MAX);
+	tap_ok(c->n == 1, "copy into too small a table stops at its room");
+	hm_free(c);
+	hm_free(t);
+}
+
 int main(void)
 {
 	test_vectors();
@@ -238,5 +267,6 @@ int main(void)
 	test_lookup();
 	test_collisions();
 	test_growth();
+	test_copy();
 	return tap_done();
 }
