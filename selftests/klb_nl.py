@@ -443,6 +443,8 @@ def cases(l7=True):
         svc(*(svc_ok(mode=http) + [u32("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
     add("output-only NRULES in service new", "CMD_SERVICE_NEW",
         svc(*(svc_ok(mode=http) + [u32("SERVICE_A_NRULES", 1)])), INVAL)
+    add("output-only NHOSTS in service new", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [u32("SERVICE_A_NHOSTS", 1)])), INVAL)
     svc_stats = "service stats are output only"
     add("output-only STATS in service new", "CMD_SERVICE_NEW",
         svc(*(svc_ok() + [nest("SERVICE_A_STATS", [u64("STATS_A_CONNS", 1)])])), INVAL, msg=svc_stats)

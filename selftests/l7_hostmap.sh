@@ -82,6 +82,7 @@ per=$((((m1 - m0) * 1024) / N))
 diag "kernel memory: $((m1 - m0)) kB for $N names, $per bytes per name"
 check_memory "kernel memory per name (Slab + vmalloc)" $per 160
 
+check_eq "service show: hosts $N" "$(klbctl -j service show web | jq '.[0].hosts')" $N
 check_eq "a name at the start -> be1" "$(who h0.example.com)" be1
 check_eq "a name in the middle -> be2" "$(who h$HALF.example.com)" be2
 check_eq "the last name -> be2" "$(who h$((N - 1)).example.com)" be2

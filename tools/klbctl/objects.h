@@ -136,6 +136,7 @@ struct service {
 	char *pool;
 	unsigned int pp;		/* proxy-protocol */
 	unsigned int nrules;		/* read back: http and tls count rules */
+	unsigned int nhosts;		/* read back: names in the host map */
 	struct snat_list snat;
 	unsigned int persist, mask;
 	char *cookie;

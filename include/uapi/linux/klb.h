@@ -397,6 +397,7 @@ enum klb_service_attr {
 	KLB_SERVICE_A_COOKIE,	/* string: http persistence cookie; "" none */
 	KLB_SERVICE_A_ALLOW,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
 	KLB_SERVICE_A_DENY,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
+	KLB_SERVICE_A_NHOSTS,	/* u32: names in the host map (output) */
 
 	__KLB_SERVICE_A_MAX
 };
