@@ -203,6 +203,7 @@ struct klb_service {
 	bool dying;			/* leaving in this change: flush its conns */
 	struct klb_pool __rcu *pool;
 	struct klb_rule_set __rcu *rules;	/* L7 only (l7/route.h); NULL: none */
+	struct klb_hostmap __rcu *hostmap;	/* L7 only (l7/route.h); NULL: none */
 	struct klb_acl __rcu *acl;	/* source allow/deny lists (acl.h); NULL: none */
 	struct klb_l7_listener *listener;	/* L7 only (l7/listener.c) */
 	/*

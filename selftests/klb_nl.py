@@ -443,6 +443,8 @@ def cases(l7=True):
         svc(*(svc_ok(mode=http) + [u32("SERVICE_A_PROXY_PROTOCOL", 2)])), INVAL)
     add("output-only NRULES in service new", "CMD_SERVICE_NEW",
         svc(*(svc_ok(mode=http) + [u32("SERVICE_A_NRULES", 1)])), INVAL)
+    add("output-only NHOSTS in service new", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(mode=http) + [u32("SERVICE_A_NHOSTS", 1)])), INVAL)
     svc_stats = "service stats are output only"
     add("output-only STATS in service new", "CMD_SERVICE_NEW",
         svc(*(svc_ok() + [nest("SERVICE_A_STATS", [u64("STATS_A_CONNS", 1)])])), INVAL, msg=svc_stats)
@@ -585,6 +587,55 @@ def cases(l7=True):
         svc(s("SERVICE_A_NAME", "h"), u8("SERVICE_A_PROXY_PROTOCOL", 1)), INVAL)
     add("service set: persist on an http service", "CMD_SERVICE_SET",
         svc(s("SERVICE_A_NAME", "h"), u32("SERVICE_A_PERSIST", 10)), INVAL)
+
+    # host maps: h has m.example.com -> api
+    def hm(*a):
+        return nest("A_HOSTMAP", list(a))
+
+    def hsvc(v):
+        return s("HOSTMAP_A_SERVICE", v)
+
+    def hhost(v):
+        return s("HOSTMAP_A_HOST", v)
+
+    def hpool(v):
+        return s("HOSTMAP_A_POOL", v)
+    add("hostmap new without KLB_A_HOSTMAP", "CMD_HOSTMAP_NEW", [], INVAL)
+    add("hostmap new without host", "CMD_HOSTMAP_NEW", [hm(hsvc("h"), hpool("api"))], INVAL)
+    add("hostmap new without pool", "CMD_HOSTMAP_NEW", [hm(hsvc("h"), hhost("x.example.com"))], INVAL)
+    add("hostmap new: unknown service", "CMD_HOSTMAP_NEW",
+        [hm(hsvc("nope"), hhost("x.example.com"), hpool("api"))], {"ENOENT"})
+    add("hostmap new on a nat service", "CMD_HOSTMAP_NEW",
+        [hm(hsvc("web"), hhost("x.example.com"), hpool("api"))], INVAL)
+    add("hostmap new: unknown pool", "CMD_HOSTMAP_NEW",
+        [hm(hsvc("h"), hhost("x.example.com"), hpool("nope"))], {"ENOENT"})
+    add("hostmap new: host of 255 characters", "CMD_HOSTMAP_NEW",
+        [hm(hsvc("h"), hhost("a" * 255), hpool("api"))], INVAL)
+    add("hostmap new: host of 254 characters, no trailing dot", "CMD_HOSTMAP_NEW",
+        [hm(hsvc("h"), hhost("a" * 254), hpool("api"))], INVAL)
+    add("hostmap new: a wildcard", "CMD_HOSTMAP_NEW",
+        [hm(hsvc("h"), hhost("*.example.com"), hpool("api"))], INVAL)
+    add("hostmap new: host not NUL-terminated", "CMD_HOSTMAP_NEW",
+        [hm(hsvc("h"), raw("HOSTMAP_A_HOST", b"abcd"), hpool("api"))], INVAL)
+    add("hostmap new: a name the map has (other case, trailing dot)", "CMD_HOSTMAP_NEW",
+        [hm(hsvc("h"), hhost("M.Example.COM."), hpool("api"))], {"EEXIST"})
+    add("hostmap del with a pool", "CMD_HOSTMAP_DEL",
+        [hm(hsvc("h"), hhost("m.example.com"), hpool("api"))], INVAL)
+    add("hostmap del: a name not in the map", "CMD_HOSTMAP_DEL",
+        [hm(hsvc("h"), hhost("x.example.com"))], {"ENOENT"})
+    add("hostmap set naming two services", "CMD_HOSTMAP_SET",
+        [hm(hsvc("h"), hhost("x.example.com"), hpool("api")),
+         hm(hsvc("t"), hhost("y.example.com"), hpool("api"))], INVAL)
+    add("hostmap set: a name twice", "CMD_HOSTMAP_SET",
+        [hm(hsvc("h"), hhost("x.example.com"), hpool("api")),
+         hm(hsvc("h"), hhost("X.example.com"), hpool("web"))], {"EEXIST"})
+    add("hostmap set: a pool without a host", "CMD_HOSTMAP_SET", [hm(hsvc("h"), hpool("api"))], INVAL)
+    add("hostmap set: the last entry names a missing pool", "CMD_HOSTMAP_SET",
+        [hm(hsvc("h"), hhost("x%d.example.com" % i), hpool("api")) for i in range(100)] +
+        [hm(hsvc("h"), hhost("y.example.com"), hpool("nope"))], {"ENOENT"})
+    add("hostmap get as a do request", "CMD_HOSTMAP_GET", [hm(hsvc("h"))], {"EOPNOTSUPP"}, need_msg=False)
+    add("hostmap get: unknown service (dump)", "CMD_HOSTMAP_GET", [hm(hsvc("nope"))], {"ENOENT"},
+        flags=NLM_F_DUMP)
 
     # restore: rules are checked like RULE_NEW, against the staged pools
     def l7cfg(rules, mode=http, extra_pools=()):

@@ -27,11 +27,12 @@ klbctl pool add web sched wrr &&
 	klbctl service add web vip $VIP4:80 proto tcp mode nat pool web &&
 	klbctl service add web6 vip "[$VIP6]:80" proto tcp mode nat pool web6 ||
 	bail "setting up the base configuration"
-# http and tls services with a rule (klb_nl.py's L7 cases need them)
+# http and tls services with a rule and a host map (klb_nl.py's L7 cases need them)
 l7=1
 if klbctl pool add api sched wrr &&
 	klbctl service add h vip $VIP4:8080 proto tcp mode http pool web &&
 	klbctl rule add h host a.example.com pool api &&
+	klbctl hostmap add h m.example.com pool api &&
 	klbctl service add t vip $VIP4:8443 proto tcp mode tls pool web; then
 	ok "base configuration with http and tls services"
 else

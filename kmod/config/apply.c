@@ -12,7 +12,7 @@
  * twin's others move over, and the rest leave as a backend del does. A
  * live service with a staged twin of the same identity (address, port,
  * protocol, mode, and what cannot change under a running service: fnat
- * sources, the cookie name) stays and takes the twin's pool, rules,
+ * sources, the cookie name) stays and takes the twin's pool, rules, host map,
  * persistence and PROXY protocol setting in place; a different identity
  * is a remove and an add. The staged twins of what stays are freed: no
  * packet ever saw them. Live objects without a twin are removed as a
@@ -25,6 +25,7 @@
  * republish. A pool's changed check (klb_health_set_check()) that finds
  * no memory for its probes keeps the old check.
  */
+#include "config/hostmap.h"
 #include "config/pool.h"
 #include "config/quota.h"
 #include "config/restore.h"
@@ -84,6 +85,25 @@ static struct klb_pool *klb_apply_twin(struct klb_net *kn,
 	return klb_pool_find(&kn->pools, pool->name) ?: pool;
 }
 
+/* The host map's names, as the rules' pools below. */
+static void klb_apply_repoint_hostmap(struct klb_net *kn,
+				      struct klb_service *svc)
+{
+	struct klb_hostmap *map = klb_service_hostmap(kn, svc);
+	struct klb_pool *pool, *twin;
+	u32 i;
+
+	for (i = 0; map && i < map->hm.n; i++) {
+		pool = klb_hostmap_pool(map, i);
+		twin = klb_apply_twin(kn, pool);
+		if (twin == pool)
+			continue;
+		WRITE_ONCE(map->hm.e[i].val, twin);
+		pool->users--;
+		twin->users++;
+	}
+}
+
 /*
  * Make the staged @svc use the live twins of its staged pools (the twins
  * stay; the staged pools go), its default pool and its rules' pools.
@@ -111,6 +131,7 @@ static void klb_apply_repoint(struct klb_net *kn, struct klb_service *svc)
 		pool->users--;
 		twin->users++;
 	}
+	klb_apply_repoint_hostmap(kn, svc);
 }
 
 static struct klb_backend *klb_apply_backend_find(struct klb_pool *pool,
@@ -239,6 +260,8 @@ static void klb_apply_service(struct klb_net *kn, struct klb_service *svc,
 	klb_service_set_proxy_protocol(kn, svc, staged->proxy_protocol);
 	if (klb_service_rules(kn, svc) || klb_service_rules(kn, staged))
 		klb_rules_move(kn, svc, staged);
+	if (klb_service_hostmap(kn, svc) || klb_service_hostmap(kn, staged))
+		klb_hostmap_move(kn, svc, staged);
 }
 
 static void klb_apply_sort_pools(struct klb_net *kn, struct klb_apply *a,

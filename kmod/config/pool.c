@@ -11,6 +11,7 @@
 #include <linux/inet.h>
 #include <linux/slab.h>
 
+#include "config/hostmap.h"
 #include "config/pool.h"
 #include "config/quota.h"
 #include "health/health.h"
@@ -167,6 +168,8 @@ static bool klb_pool_used(struct klb_net *kn, struct klb_pool *pool,
 				return true;
 			}
 		}
+		if (klb_hostmap_uses(kn, svc, pool, extack))
+			return true;
 	}
 	/* users counts what the loop finds: never here, but do not free */
 	WARN_ON_ONCE(1);

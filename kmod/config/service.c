@@ -16,6 +16,7 @@
 
 #include "acl.h"
 #include "flow.h"
+#include "config/hostmap.h"
 #include "config/pool.h"
 #include "config/quota.h"
 #include "config/rule.h"
@@ -179,6 +180,7 @@ static void klb_service_unconfigure(struct klb_net *kn,
 				    struct klb_service *svc)
 {
 	klb_rules_clear(kn, svc);
+	klb_hostmap_replace(kn, svc, NULL);
 	klb_service_pool(kn, svc)->users--;
 	klb_quota_give(kn, &kn->alloc.services);
 	klb_service_put(svc);

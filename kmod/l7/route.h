@@ -11,6 +11,7 @@
 
 #include <linux/rcupdate.h>
 
+#include "l7/parse/hostmap.h"
 #include "l7/parse/rule_match.h"
 
 struct klb_pool;
@@ -28,8 +29,21 @@ struct klb_rule_set {
 };
 
 /*
+ * A service's host map: exact names -> pools (e[i].val is a struct
+ * klb_pool *), one block replaced whole under kn->lock and freed after a
+ * grace period (config/hostmap.c), like a rule set. Never empty: a
+ * service without names has none.
+ */
+struct klb_hostmap {
+	struct rcu_head rcu;
+	struct klb_hm hm;
+	/* the table's block (l7/parse/hostmap.h) follows */
+};
+
+/*
  * The pool a request (http) or a ClientHello (tls) of @svc goes to: that
- * of the first rule matching @in, else the service's default pool. Under
+ * of the first rule matching @in, else the host map's for its Host (tls:
+ * its SNI), else the service's default pool. Under
  * rcu_read_lock; the pool stays valid until rcu_read_unlock().
  */
 struct klb_pool *klb_l7_route_rcu(struct klb_service *svc,

@@ -7,6 +7,7 @@
 #include "config/restore.h"
 #include "events.h"
 #include "netlink/cmds.h"
+#include "netlink/hostmap.h"
 #include "netlink/parse.h"
 #include "sched/table.h"
 
@@ -148,6 +149,8 @@ int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 	klb_staged_init(&st);
 	err = klb_restore_stage(kn, info->attrs[KLB_A_CONFIG], &st,
 				info->extack);
+	if (!err)
+		err = klb_nl_hostmap_restore(kn, info, &st.services, &st.pools);
 	if (!err)
 		err = klb_staged_commit(kn, &st, info->extack);
 	else

@@ -43,6 +43,13 @@ int klb_nl_service_get(struct sk_buff *skb, struct genl_info *info);
 int klb_nl_rule_new(struct sk_buff *skb, struct genl_info *info);
 int klb_nl_rule_del(struct sk_buff *skb, struct genl_info *info);
 
+/* cmd_hostmap.c */
+int klb_nl_hostmap_new(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_hostmap_del(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_hostmap_set(struct sk_buff *skb, struct genl_info *info);
+/* dump_hostmap.c */
+int klb_nl_hostmap_dump(struct sk_buff *skb, struct netlink_callback *cb);
+
 /* cmd_config.c */
 int klb_nl_flush(struct sk_buff *skb, struct genl_info *info);
 int klb_nl_restore(struct sk_buff *skb, struct genl_info *info);

@@ -12,6 +12,7 @@
  */
 #include "netlink/acl_nl.h"
 #include "backend_nla.h"
+#include "config/hostmap.h"
 #include "config/pool.h"
 #include "config/service.h"
 #include "l4/conn.h"
@@ -386,6 +387,7 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 {
 	bool l7 = klb_mode_l7(svc->mode);
 	struct klb_rule_set *rules;
+	struct klb_hostmap *map;
 	struct klb_stats_sum sum;
 	struct klb_pool *pool;
 	struct nlattr *nest;
@@ -393,6 +395,7 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 
 	pool = klb_service_pool(kn, svc);
 	rules = klb_service_rules(kn, svc);
+	map = klb_service_hostmap(kn, svc);
 	klb_stats_read(svc->stats, &sum);
 	sum.active_conns = atomic_read(&svc->active_conns);
 
@@ -416,6 +419,8 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 			svc->proxy_protocol)) ||
 	    (l7 && nla_put_u32(skb, KLB_SERVICE_A_NRULES,
 			       rules ? rules->n : 0)) ||
+	    (l7 && nla_put_u32(skb, KLB_SERVICE_A_NHOSTS,
+			       map ? map->hm.n : 0)) ||
 	    klb_nl_put_snat(skb, svc) ||
 	    (svc->persist_timeout &&
 	     (nla_put_u32(skb, KLB_SERVICE_A_PERSIST, svc->persist_timeout) ||

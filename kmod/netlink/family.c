@@ -202,6 +202,25 @@ static const struct genl_ops klb_genl_ops[] = {
 		.doit	= klb_nl_zero,
 		.flags	= GENL_UNS_ADMIN_PERM,
 		KLB_OP_POLICY(klb_zero_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_HOSTMAP_NEW,
+		.doit	= klb_nl_hostmap_new,
+		.flags	= GENL_UNS_ADMIN_PERM,
+		KLB_OP_POLICY(klb_hostmap_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_HOSTMAP_DEL,
+		.doit	= klb_nl_hostmap_del,
+		.flags	= GENL_UNS_ADMIN_PERM,
+		KLB_OP_POLICY(klb_hostmap_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_HOSTMAP_GET,
+		.dumpit	= klb_nl_hostmap_dump,
+		KLB_OP_POLICY(klb_hostmap_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_HOSTMAP_SET,
+		.doit	= klb_nl_hostmap_set,
+		.flags	= GENL_UNS_ADMIN_PERM,
+		KLB_OP_POLICY(klb_hostmap_cmd_policy),
 	},
 };
 

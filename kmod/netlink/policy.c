@@ -202,6 +202,8 @@ const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_COOKIE]	= { .type = NLA_NUL_STRING, .len = KLB_COOKIE_NAME_MAX - 1 },
 	[KLB_SERVICE_A_ALLOW]	= NLA_POLICY_NESTED(klb_acl_policy),
 	[KLB_SERVICE_A_DENY]	= NLA_POLICY_NESTED(klb_acl_policy),
+	[KLB_SERVICE_A_NHOSTS]	= { .type = NLA_REJECT,
+				    .reject_message = "service nhosts is output only" },
 };
 
 static const struct nla_policy klb_config_policy[KLB_CONFIG_A_MAX + 1] = {
@@ -223,8 +225,23 @@ const struct nla_policy klb_rule_cmd_policy[KLB_A_MAX + 1] = {
 	[KLB_A_RULE]		= NLA_POLICY_NESTED(klb_rule_policy),
 };
 
+/* The host map's names: as long as a DNS name, and one trailing dot. */
+const struct nla_policy klb_hostmap_policy[KLB_HOSTMAP_A_MAX + 1] = {
+	[KLB_HOSTMAP_A_SERVICE]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
+	[KLB_HOSTMAP_A_HOST]	= { .type = NLA_NUL_STRING,
+				    .len = KLB_HOSTMAP_NAME_LEN + 1 },
+	[KLB_HOSTMAP_A_POOL]	= { .type = NLA_NUL_STRING, .len = KLB_NAME_MAX - 1 },
+};
+
+/* HOSTMAP_*: the nest, repeated at the top level by SET. */
+const struct nla_policy klb_hostmap_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_HOSTMAP]		= NLA_POLICY_NESTED(klb_hostmap_policy),
+};
+
+/* RESTORE: the config, then its services' host maps (cmd_hostmap.c). */
 const struct nla_policy klb_restore_cmd_policy[KLB_A_MAX + 1] = {
 	[KLB_A_CONFIG]		= NLA_POLICY_NESTED(klb_config_policy),
+	[KLB_A_HOSTMAP]		= NLA_POLICY_NESTED(klb_hostmap_policy),
 };
 
 /* CONN_GET may name the service whose connections to dump. */

@@ -16,12 +16,14 @@ extern const struct nla_policy klb_backend_policy[KLB_BACKEND_A_MAX + 1];
 extern const struct nla_policy klb_pool_policy[KLB_POOL_A_MAX + 1];
 extern const struct nla_policy klb_check_policy[KLB_CHECK_A_MAX + 1];
 extern const struct nla_policy klb_rule_policy[KLB_RULE_A_MAX + 1];
+extern const struct nla_policy klb_hostmap_policy[KLB_HOSTMAP_A_MAX + 1];
 extern const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1];
 
 /* Top level, per command (the ops table in family.c). */
 extern const struct nla_policy klb_pool_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_service_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_rule_cmd_policy[KLB_A_MAX + 1];
+extern const struct nla_policy klb_hostmap_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_restore_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_conn_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_persist_cmd_policy[KLB_A_MAX + 1];

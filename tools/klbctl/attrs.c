@@ -136,6 +136,7 @@ static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_ALLOW] = { "allow", T_NEST, &acl_space },
 	[KLB_SERVICE_A_DENY] = { "deny", T_NEST, &acl_space },
 	[KLB_SERVICE_A_COOKIE] = { "cookie", T_STR, NULL },
+	[KLB_SERVICE_A_NHOSTS] = { "nhosts", T_U32, NULL },
 };
 static const struct aspace service_space = SPACE("service", service_attrs);
 
@@ -162,6 +163,13 @@ static const struct adesc event_attrs[] = {
 };
 static const struct aspace event_space = SPACE("event", event_attrs);
 
+static const struct adesc hostmap_attrs[] = {
+	[KLB_HOSTMAP_A_SERVICE] = { "service", T_STR, NULL },
+	[KLB_HOSTMAP_A_HOST] = { "host", T_STR, NULL },
+	[KLB_HOSTMAP_A_POOL] = { "pool", T_STR, NULL },
+};
+static const struct aspace hostmap_space = SPACE("hostmap", hostmap_attrs);
+
 static const struct adesc top_attrs[] = {
 	[KLB_A_POOL] = { "pool", T_NEST, &pool_space },
 	[KLB_A_SERVICE] = { "service", T_NEST, &service_space },
@@ -171,6 +179,7 @@ static const struct adesc top_attrs[] = {
 	[KLB_A_PERSIST] = { "persist", T_NEST, NULL },
 	[KLB_A_STATS] = { "stats", T_NEST, NULL },
 	[KLB_A_EVENT] = { "event", T_NEST, &event_space },
+	[KLB_A_HOSTMAP] = { "hostmap", T_NEST, &hostmap_space },
 };
 static const struct aspace top_space = SPACE(NULL, top_attrs);
 
@@ -305,6 +314,10 @@ static const char *const cmd_names[] = {
 	[KLB_CMD_STATS_GET] = "stats_get",
 	[KLB_CMD_ZERO] = "zero",
 	[KLB_CMD_EVENT] = "event",
+	[KLB_CMD_HOSTMAP_NEW] = "hostmap_new",
+	[KLB_CMD_HOSTMAP_DEL] = "hostmap_del",
+	[KLB_CMD_HOSTMAP_GET] = "hostmap_get",
+	[KLB_CMD_HOSTMAP_SET] = "hostmap_set",
 };
 
 static void dump_level(FILE *f, struct level l, const struct aspace *sp,

@@ -35,6 +35,7 @@ void config_usage(FILE *f)
 		"              [snat ADDR[,ADDR...]] [persist SECONDS mask LEN] [cookie NAME]\n"
 		"              [allow LIST] [deny LIST]   (klbctl service help: LIST)\n"
 		"  rule add SERVICE [host H] [path P] [header N=V] [method M] [sni H] pool POOL\n"
+		"  hostmap add SERVICE HOST pool POOL   (after the services)\n"
 		"  hash-seed set HEX   (first: net.klb.hash_seed, when save could read it)\n"
 		"Rules follow their service, in order. restore also takes \"pool set\",\n"
 		"\"backend set\" and \"service set\" lines for objects defined above them, blank\n"
@@ -105,6 +106,7 @@ struct config {
 	size_t strings;		/* bytes of names, to size the request */
 	bool has_seed;
 	uint8_t seed[KLB_HASH_SEED_LEN];
+	struct hostmap_batch hm;	/* after the services, naming them */
 };
 
 static void config_free(struct config *c)
@@ -117,6 +119,7 @@ static void config_free(struct config *c)
 	for (i = 0; i < c->ns; i++)
 		free(c->svcs[i].rules);
 	free(c->svcs);
+	hostmap_batch_free(&c->hm);
 }
 
 /* Later definitions win, as the kernel would see them in order. */
@@ -262,6 +265,25 @@ static int line_rule(struct config *c, int argc, char **argv, unsigned int line)
 
 static const char *const objects[] = { "pool", "backend", "service", "rule" };
 
+/* "hostmap add SERVICE HOST pool POOL": a name of a service defined above. */
+static int line_hostmap(struct config *c, int argc, char **argv,
+			unsigned int line)
+{
+	struct hostmap h;
+	int ret;
+
+	if (argc < 2 || strcmp(argv[1], "add"))
+		return errorf(EXIT_USAGE, "only \"hostmap add\" lines are allowed in a restore file");
+	ret = obj_parse(&hostmap_desc, argc - 2, argv + 2, OBJ_ADD, &h);
+	if (ret)
+		return ret;
+	if (!find_service(c, h.service))
+		return errorf(EXIT_USAGE, "service \"%s\" is not defined above", h.service);
+	if (!hostmap_batch_add(&c->hm, h.service, h.host, h.pool, line))
+		return no_memory();
+	return EXIT_OK;
+}
+
 /* "hash-seed set HEX": sent with the configuration. */
 static int line_seed(struct config *c, int argc, char **argv)
 {
@@ -282,6 +304,8 @@ static int restore_line(struct config *c, int argc, char **argv,
 
 	if (!strcmp(argv[0], "hash-seed"))
 		return line_seed(c, argc, argv);
+	if (!strcmp(argv[0], "hostmap"))
+		return line_hostmap(c, argc, argv, line);
 	for (obj = 0; obj < ARRAY_SIZE(objects); obj++)
 		if (!strcmp(argv[0], objects[obj]))
 			break;
@@ -364,7 +388,8 @@ static int restore_send(const struct config *c, const char *file)
 	for (i = 0; i < c->np; i++)
 		objs += c->pools[i].n;
 	ret = req_init(&r, KLB_CMD_RESTORE, 0,
-		       MNL_SOCKET_BUFFER_SIZE + objs * PER_OBJECT + c->strings);
+		       MNL_SOCKET_BUFFER_SIZE + objs * PER_OBJECT + c->strings +
+		       hostmap_batch_wire(&c->hm));
 	if (ret)
 		return ret;
 	r.file = file;
@@ -411,6 +436,8 @@ static int restore_send(const struct config *c, const char *file)
 		req_span(&r, start, cs->line);
 	}
 	req_nest_end(&r, config);
+	/* Outside the config nest: a map may be bigger than its 64 KiB. */
+	hostmap_batch_put(&c->hm, &r);
 
 	ret = klb_request(&r, NULL, NULL, NULL);
 	req_free(&r);

@@ -23,6 +23,7 @@ int do_pool(int argc, char **argv);	/* pool.c */
 int do_backend(int argc, char **argv);	/* backend.c */
 int do_service(int argc, char **argv);	/* service.c */
 int do_rule(int argc, char **argv);	/* rule.c */
+int do_hostmap(int argc, char **argv);	/* hostmap.c */
 int do_conn(int argc, char **argv);	/* conn.c */
 int do_save(int argc, char **argv);	/* save.c */
 int do_restore(int argc, char **argv);	/* config.c */
@@ -37,6 +38,7 @@ void pool_usage(FILE *f);
 void backend_usage(FILE *f);
 void service_usage(FILE *f);
 void rule_usage(FILE *f);
+void hostmap_usage(FILE *f);
 void conn_usage(FILE *f);
 void config_usage(FILE *f);
 void stats_usage(FILE *f);

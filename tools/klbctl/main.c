@@ -29,7 +29,7 @@ static void usage(FILE *f)
 		"Usage: klbctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 		"       klbctl help | klbctl OBJECT help\n"
 		"       klbctl [OPTIONS] -b FILE\n"
-		"OBJECT := { pool | backend | service | rule | conn | stats | monitor | tune |\n"
+		"OBJECT := { pool | backend | service | rule | hostmap | conn | stats | monitor | tune |\n"
 		"            hash-seed | save | restore | flush }\n"
 		"OPTIONS := { -j | --json | -p | --pretty | -s | --stats | -n NETNS | --netns NETNS |\n"
 		"             -b FILE | --batch FILE | -V | --version | -h | --help }\n"
@@ -45,6 +45,8 @@ static void usage(FILE *f)
 	service_usage(f);
 	fputc('\n', f);
 	rule_usage(f);
+	fputc('\n', f);
+	hostmap_usage(f);
 	fputc('\n', f);
 	conn_usage(f);
 	fputc('\n', f);
@@ -71,6 +73,7 @@ static const struct cmd objects[] = {
 	{ "backend", do_backend },
 	{ "service", do_service },
 	{ "rule", do_rule },
+	{ "hostmap", do_hostmap },
 	{ "conn", do_conn },
 	{ "stats", do_stats },
 	{ "monitor", do_monitor },

@@ -136,6 +136,7 @@ struct service {
 	char *pool;
 	unsigned int pp;		/* proxy-protocol */
 	unsigned int nrules;		/* read back: http and tls count rules */
+	unsigned int nhosts;		/* read back: names in the host map */
 	struct snat_list snat;
 	unsigned int persist, mask;
 	char *cookie;
@@ -152,8 +153,15 @@ struct rule {
 	unsigned int index;		/* read back: its place, from 0 */
 };
 
+/* One name of a service's host map. */
+struct hostmap {
+	unsigned int given;
+	char *service, *host, *pool;
+};
+
 /* The tables (obj.h). */
 extern const struct obj_desc pool_desc, backend_desc, service_desc, rule_desc;
+extern const struct obj_desc hostmap_desc;
 
 /* --------------------------------------------------------------- dumps */
 
@@ -188,6 +196,29 @@ struct rule_list {
 /* The rules of one service, in order. */
 int rule_dump(const char *service, struct rule_list *l);
 void rule_list_free(struct rule_list *l);
+
+struct hostmap_list {
+	struct hostmap *h;
+	size_t n, cap;
+};
+
+/* The host maps of every service, or of @service, in their order. */
+int hostmap_dump(const char *service, struct hostmap_list *l);
+void hostmap_list_free(struct hostmap_list *l);
+
+/* Names to send at once (load, restore): strings are the caller's. */
+struct hostmap_batch {
+	struct hostmap_line *e;
+	size_t n, cap, bytes;
+};
+
+struct req;
+bool hostmap_batch_add(struct hostmap_batch *b, const char *service,
+		       const char *host, const char *pool, unsigned int line);
+size_t hostmap_batch_wire(const struct hostmap_batch *b);
+/* One top-level KLB_A_HOSTMAP per name, after whatever @r holds. */
+void hostmap_batch_put(const struct hostmap_batch *b, struct req *r);
+void hostmap_batch_free(struct hostmap_batch *b);
 
 /*
  * -s -s (metrics.c): the list was just dumped; dump it again a second

@@ -16,7 +16,8 @@
 
 /* rules[i]: the rules of service i (http and tls services only). */
 static void save_print(const struct pool_list *pl, const struct service_list *sl,
-		       const struct rule_list *rules)
+		       const struct rule_list *rules,
+		       const struct hostmap_list *hl)
 {
 	char buf[ADDRPORT_STRLEN];
 	size_t i, j;
@@ -38,12 +39,16 @@ static void save_print(const struct pool_list *pl, const struct service_list *sl
 		for (j = 0; j < rules[i].n; j++)
 			obj_save(&rule_desc, &rules[i].r[j], sl->s[i].name);
 	}
+	/* After every service: a name refers to its service. */
+	for (i = 0; i < hl->n; i++)
+		obj_save(&hostmap_desc, &hl->h[i], NULL);
 	delete_json_obj();
 }
 
 int do_save(int argc, char **argv)
 {
 	struct rule_list *rules = NULL;
+	struct hostmap_list hl = { 0 };
 	struct service_list sl;
 	struct pool_list pl;
 	size_t i;
@@ -70,7 +75,10 @@ int do_save(int argc, char **argv)
 		if (service_has_rules(&sl.s[i]))
 			ret = rule_dump(sl.s[i].name, &rules[i]);
 	if (!ret)
-		save_print(&pl, &sl, rules);
+		ret = hostmap_dump(NULL, &hl);
+	if (!ret)
+		save_print(&pl, &sl, rules, &hl);
+	hostmap_list_free(&hl);
 	for (i = 0; rules && i < sl.n; i++)
 		rule_list_free(&rules[i]);
 	free(rules);

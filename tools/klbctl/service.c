@@ -168,7 +168,7 @@ static int mask_num(const char *s, unsigned int *v)
 }
 
 enum {
-	S_NAME, S_VIP, S_PROTO, S_MODE, S_POOL, S_PP, S_RULES, S_SNAT,
+	S_NAME, S_VIP, S_PROTO, S_MODE, S_POOL, S_PP, S_RULES, S_HOSTS, S_SNAT,
 	S_PERSIST, S_MASK, S_COOKIE, S_ALLOW, S_DENY, S_FIELDS
 };
 
@@ -218,6 +218,12 @@ static const struct field service_fields[] = {
 		.word = "rules", .json = "rules", .type = &vt_u32,
 		.off = offsetof(struct service, nrules), .attr = KLB_SERVICE_A_NRULES,
 		.flags = F_SHOW_ONLY,
+	},
+	/* Shown when there are some: "hosts 100000". */
+	[S_HOSTS] = {
+		.word = "hosts", .json = "hosts", .type = &vt_u32,
+		.off = offsetof(struct service, nhosts), .attr = KLB_SERVICE_A_NHOSTS,
+		.flags = F_SHOW_ONLY | F_OMIT_SHOW, .def = 0,
 	},
 	[S_SNAT] = {
 		.word = "snat", .json = "snat", .type = &vt_snat,

@@ -59,6 +59,21 @@
  *                         the counters of that service, of the backends of
  *                         that pool, or (neither given) of every service
  *                         and backend. Gauges (active connections) stay.
+ *   KLB_CMD_HOSTMAP_NEW   KLB_A_HOSTMAP{SERVICE, HOST, POOL}: add one name
+ *                         to the host map of an http or tls service
+ *   KLB_CMD_HOSTMAP_DEL   KLB_A_HOSTMAP{SERVICE, HOST}
+ *   KLB_CMD_HOSTMAP_SET   KLB_A_HOSTMAP{SERVICE, [HOST, POOL]}, repeated at
+ *                         the top level, every one naming the same service:
+ *                         replace its whole map in one step (none with a
+ *                         HOST: empty it). One message, any size: each
+ *                         entry is its own attribute, so the 64 KiB of one
+ *                         attribute does not bound the map.
+ *   KLB_CMD_HOSTMAP_GET   dump only; optional KLB_A_HOSTMAP{SERVICE} filter
+ *                         -> one message per name, {SERVICE, HOST, POOL},
+ *                         in the order the names were added
+ *                         RESTORE may carry KLB_A_HOSTMAP{SERVICE, HOST,
+ *                         POOL} at the top level after KLB_A_CONFIG: the
+ *                         maps of its services, restored with the rest.
  *   KLB_CMD_EVENT         never requested: sent to the multicast group
  *                         KLB_MCGRP_EVENTS ("events") of the family, one
  *                         message per change, KLB_A_EVENT{OBJECT, ACTION,
@@ -115,6 +130,10 @@ enum klb_cmd {
 	KLB_CMD_STATS_GET,
 	KLB_CMD_ZERO,
 	KLB_CMD_EVENT,
+	KLB_CMD_HOSTMAP_NEW,
+	KLB_CMD_HOSTMAP_DEL,
+	KLB_CMD_HOSTMAP_GET,
+	KLB_CMD_HOSTMAP_SET,
 
 	__KLB_CMD_MAX
 };
@@ -297,6 +316,7 @@ enum klb_attr {
 	KLB_A_PERSIST,		/* nest: enum klb_persist_attr (dump output) */
 	KLB_A_STATS,		/* nest: enum klb_global_attr (STATS_GET output) */
 	KLB_A_EVENT,		/* nest: enum klb_event_attr (EVENT, multicast) */
+	KLB_A_HOSTMAP,		/* nest: enum klb_hostmap_attr, may repeat */
 
 	__KLB_A_MAX
 };
@@ -377,6 +397,7 @@ enum klb_service_attr {
 	KLB_SERVICE_A_COOKIE,	/* string: http persistence cookie; "" none */
 	KLB_SERVICE_A_ALLOW,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
 	KLB_SERVICE_A_DENY,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
+	KLB_SERVICE_A_NHOSTS,	/* u32: names in the host map (output) */
 
 	__KLB_SERVICE_A_MAX
 };
@@ -468,6 +489,26 @@ enum klb_rule_attr {
 };
 
 #define KLB_RULE_A_MAX (__KLB_RULE_A_MAX - 1)
+
+/*
+ * The host map of an http or tls service: exact names (Host, or SNI for
+ * tls) -> pool, looked up after the rules and before the default pool.
+ * Names: 1..KLB_HOSTMAP_NAME_LEN characters, LDH labels (and '_') or an
+ * [IPv6] literal, case-insensitive, one trailing dot ignored.
+ */
+#define KLB_HOSTMAP_MAX		100000	/* names per service */
+#define KLB_HOSTMAP_NAME_LEN	253	/* not counting the NUL */
+
+enum klb_hostmap_attr {
+	KLB_HOSTMAP_A_UNSPEC,
+	KLB_HOSTMAP_A_SERVICE,	/* string: service name */
+	KLB_HOSTMAP_A_HOST,	/* string: exact name */
+	KLB_HOSTMAP_A_POOL,	/* string: pool name */
+
+	__KLB_HOSTMAP_A_MAX
+};
+
+#define KLB_HOSTMAP_A_MAX (__KLB_HOSTMAP_A_MAX - 1)
 
 #define KLB_SNAT_MAX		16	/* source addresses of an fnat service */
 
