@@ -8,9 +8,10 @@ Opens N connections to ADDR:PORT; each server first sends its name
 ("beN\\n"), then echoes. Writes DIR/ids ("LOCALPORT NAME" a line) and
 DIR/ready, then sends a 64-byte line on every live connection every 0.2 s
 and reads its echo (3 s at most, else the connection is dead). Bytes
-echoed are counted per connection before and after DIR/moved appears.
-When DIR/stop appears: DIR/result, one line per connection,
-"LOCALPORT NAME BEFORE AFTER ok|dead:REASON", and exit.
+echoed are counted per connection in three phases: until DIR/moved
+appears, until DIR/flooded appears, after. When DIR/stop appears:
+DIR/result, one line per connection,
+"LOCALPORT NAME BYTES0 BYTES1 BYTES2 ok|dead:REASON", and exit.
 """
 import os
 import select
@@ -42,14 +43,17 @@ def main():
         s = socket.create_connection((addr, port), timeout=5)
         name = readline(s, time.monotonic() + 5).decode().strip()
         conns.append({"s": s, "port": s.getsockname()[1], "name": name,
-                      "bytes": [0, 0], "status": "ok"})
+                      "bytes": [0, 0, 0], "status": "ok"})
     with open(os.path.join(d, "ids"), "w") as f:
         for c in conns:
             f.write("%d %s\n" % (c["port"], c["name"]))
     open(os.path.join(d, "ready"), "w").close()
     line = b"x" * 63 + b"\n"
     while not os.path.exists(os.path.join(d, "stop")):
-        phase = 1 if os.path.exists(os.path.join(d, "moved")) else 0
+        phase = 0
+        for i, f in enumerate(("moved", "flooded")):
+            if os.path.exists(os.path.join(d, f)):
+                phase = i + 1
         for c in conns:
             if c["status"] != "ok":
                 continue
@@ -62,8 +66,8 @@ def main():
         time.sleep(0.2)
     with open(os.path.join(d, "result"), "w") as f:
         for c in conns:
-            f.write("%d %s %d %d %s\n" % (c["port"], c["name"], c["bytes"][0],
-                                         c["bytes"][1], c["status"]))
+            f.write("%d %s %d %d %d %s\n" % (c["port"], c["name"], *c["bytes"],
+                                            c["status"]))
             c["s"].close()
 
 
