@@ -18,7 +18,7 @@
 #   - bad input for the option: refused with a message, state intact
 #     (the wire's cases are klb_nl.py's, in netlink_bad_input.sh); save
 #     writes it and restore reads it back
-# VM time: ~60 s (20 s fixed, the rest ~80 commands). make soak floods more
+# VM time: 74 s (20 s of it fixed; 2026-12-08). make soak floods more
 # (KLB_ADOPT_FLOOD, default 300 ACKs a phase).
 #
 #   client --eth0-- A (NS_LB) --br0-- be1..3 (VIP on lo, echo :7000)
@@ -83,10 +83,11 @@ for ns in "$NS_LB" "$NS_LB2"; do
 done
 # bread: B's counters of service d, its connections by state and its table,
 # in one klbctl call each (a process start costs ~0.3 s under emulation):
-# ADOPTED BADPKT FULL, EST ADOPTING, ENTRIES EVICTIONS
+# ADOPTED BADPKT FULL TFULL, EST ADOPTING, ENTRIES EVICTIONS
 bread() {
-	read -r ADOPTED BADPKT FULL < <(kb -j -s service show |
-		jq -r '.[] | select(.name == "d") | .stats | "\(.adopted) \(.drops.bad_packet) \(.drops.adopt_full)"')
+	read -r ADOPTED BADPKT FULL TFULL < <(kb -j -s service show |
+		jq -r '.[] | select(.name == "d") | .stats |
+			"\(.adopted) \(.drops.bad_packet) \(.drops.adopt_full) \(.drops.table_full)"')
 	read -r EST ADOPTING < <(kb -j conn show service d |
 		jq -r '"\([.[] | select(.state == "established")] | length) \([.[] | select(.state == "adopted")] | length)"')
 	read -r ENTRIES EVICTIONS < <(kb -j stats show | jq -r '.[0].conn_table | "\(.entries) \(.evictions)"')
@@ -124,13 +125,16 @@ bread
 check "B: entries not yet proved live stay within adopt_max ($ADOPTING)" test "$ADOPTING" -le 20 -a "$ADOPTING" -ge 1
 check "B: the ACKs past it dropped and counted (adopt_full $FULL)" test "$FULL" -ge $((NFLOOD - 40))
 check "B: what it adopted is counted ($a0 -> $ADOPTED)" test "$ADOPTED" -ge $((a0 + ADOPTING))
-# at conn_max the flood evicts its own unproved entries, never an established one
-ev0=$EVICTIONS
+# at conn_max the flood evicts its own unproved entries (those its bounded
+# walk finds: a table of 40 in 1024 chains is sparse) or is dropped
+# (table_full), never an established connection
+ev0=$EVICTIONS tf0=$TFULL
 check "B: conn_max=40 adopt_max=1000" lb2 sysctl -qw net.klb.conn_max=40 net.klb.adopt_max=1000
 cli "$FLOOD" -A -d $VIP4 -p $PORT -s 10.98.0.0/16 -n "$NFLOOD" -r 500 -t 20 >/dev/null
 bread
 check "B: the table stays within conn_max ($ENTRIES)" test "$ENTRIES" -le 40
-check "B: the flood evicted its own entries ($ev0 -> $EVICTIONS)" test "$EVICTIONS" -gt "$ev0"
+check "B: past conn_max the flood evicted its own entries or was dropped (evictions $ev0 -> $EVICTIONS, table_full $tf0 -> $TFULL)" \
+	test $((EVICTIONS + TFULL)) -ge $((ev0 + tf0 + NFLOOD - 40))
 check_eq "B: every established connection is still there" "$EST" $N
 # a stray RST creates nothing
 a1=$ADOPTED bp=$BADPKT
