@@ -143,10 +143,11 @@ vmtest-run: all module-debug
 # The long loads that make check cuts to what still proves the property:
 # bulk.sh's 48 MB transfers, fnat.sh's 100 MB download, l7_memory's 10000
 # idle clients, l7_slowloris's 5000 slow ones, l7_hostmap's 4 more services
-# of 100,000 names each (about 30 min, two boots). Not part of check.
+# of 100,000 names each, adopt's floods of 5000 stray ACKs (about 30 min,
+# two boots). Not part of check.
 SOAK_ENV ?= KLB_BULK_MB=48 KLB_FNAT_MB=100 KLB_IDLE_CLIENTS=10000 KLB_SLOW_CLIENTS=5000 \
-	KLB_HOSTMAP_SERVICES=4
-SOAK_TESTS ?= bulk fnat l7_memory l7_slowloris l7_hostmap
+	KLB_HOSTMAP_SERVICES=4 KLB_ADOPT_FLOOD=5000
+SOAK_TESTS ?= bulk fnat l7_memory l7_slowloris l7_hostmap adopt
 
 soak: deps
 	$(NO_STALE_KVER) $(MAKE) soak-run

@@ -197,6 +197,7 @@ struct klb_service {
 	u8 nsnat;			/* fnat: entries of snat[]; 0: route's */
 	u8 persist_mask;		/* persistence: client prefix length */
 	u32 persist_timeout;		/* persistence: seconds; 0 off (READ_ONCE) */
+	bool adopt;			/* dr, tun TCP: adopt mid-flow (l4/adopt.c) */
 	union nf_inet_addr snat[KLB_SNAT_MAX];	/* fnat sources, fixed */
 	char cookie[KLB_COOKIE_NAME_MAX];	/* http: persistence cookie */
 	bool stopping;			/* L7: unconfigured, sessions wind down */

@@ -39,6 +39,7 @@ static void klb_stats_read_cpu(const struct klb_pcpu_stats *s,
 	do {
 		start = u64_stats_fetch_begin(&s->syncp);
 		v->conns = u64_stats_read(&s->conns);
+		v->adopted = u64_stats_read(&s->adopted);
 		v->pkts_in = u64_stats_read(&s->pkts_in);
 		v->bytes_in = u64_stats_read(&s->bytes_in);
 		v->pkts_out = u64_stats_read(&s->pkts_out);
@@ -67,6 +68,7 @@ void klb_stats_read(struct klb_pcpu_stats __percpu *stats,
 
 		klb_stats_read_cpu(s, &v);
 		sum->conns += v.conns - z->conns;
+		sum->adopted += v.adopted - z->adopted;
 		sum->pkts_in += v.pkts_in - z->pkts_in;
 		sum->bytes_in += v.bytes_in - z->bytes_in;
 		sum->pkts_out += v.pkts_out - z->pkts_out;

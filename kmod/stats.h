@@ -21,6 +21,7 @@ enum klb_drop_reason {
 	KLB_DROP_BAD_SOURCE,	/* L7: loopback, multicast, broadcast, our own */
 	KLB_DROP_ACL,		/* source refused by the service's allow/deny */
 	KLB_DROP_MAXCONN,	/* every usable backend at its maxconn */
+	KLB_DROP_ADOPT_FULL,	/* dr, tun: net.klb.adopt_max unproved entries */
 	KLB_DROP__MAX
 };
 
@@ -43,6 +44,7 @@ enum klb_l7_ctr {
 
 struct klb_stats_sum {
 	u64 conns;
+	u64 adopted;		/* of conns: mid-flow, scheduled by another */
 	u64 active_conns;
 	u64 pkts_in;
 	u64 bytes_in;
@@ -61,6 +63,7 @@ struct klb_stats_sum {
  */
 struct klb_pcpu_stats {
 	u64_stats_t conns;
+	u64_stats_t adopted;
 	u64_stats_t pkts_in;
 	u64_stats_t bytes_in;
 	u64_stats_t pkts_out;
@@ -100,6 +103,16 @@ static inline void klb_stats_conn(struct klb_pcpu_stats __percpu *stats)
 
 	u64_stats_update_begin(&s->syncp);
 	u64_stats_inc(&s->conns);
+	u64_stats_update_end(&s->syncp);
+}
+
+/* A mid-flow connection adopted (l4/adopt.c), besides klb_stats_conn(). */
+static inline void klb_stats_adopted(struct klb_pcpu_stats __percpu *stats)
+{
+	struct klb_pcpu_stats *s = this_cpu_ptr(stats);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->adopted);
 	u64_stats_update_end(&s->syncp);
 }
 

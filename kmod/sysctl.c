@@ -97,6 +97,9 @@ static const struct ctl_table klb_sysctl_template[] = {
 	/* 0: no queue, a request finding every backend full gets 503 */
 	KLB_SYSCTL_SIZE(http_queue_max, SYSCTL_ZERO, &klb_conn_max_max),
 	KLB_SYSCTL(http_queue_timeout, SYSCTL_ONE, &klb_timeout_max),
+	KLB_SYSCTL(tcp_timeout_adopt, SYSCTL_ONE, &klb_timeout_max),
+	/* 0: conn_max / 8, whatever conn_max is (l4/adopt.c) */
+	KLB_SYSCTL(adopt_max, SYSCTL_ZERO, &klb_conn_max_max),
 	{ }
 };
 
@@ -117,6 +120,9 @@ void klb_sysctl_defaults(struct klb_sysctl *s)
 	s->fnat_port_max = 32767;
 	s->persist_max = 65536;
 	s->expire_quiescent_template = 0;
+	/* A mid-flow packet another balancer scheduled: proved by a second. */
+	s->tcp_timeout_adopt = 10;
+	s->adopt_max = 0;
 	s->http_max_header_size = 8192;
 	s->http_max_headers = 100;
 	s->http_header_timeout = 10;

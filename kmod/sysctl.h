@@ -21,6 +21,8 @@ struct klb_sysctl {
 	int fnat_port_max;		/* backend (see l4/fnat.c) */
 	int persist_max;		/* persistence entries of the netns */
 	int expire_quiescent_template;	/* drained backend: forget clients */
+	int tcp_timeout_adopt;		/* dr, tun: adopted, not proved live */
+	int adopt_max;			/* such entries; 0: conn_max / 8 */
 	/* L7 (http, tls modes) */
 	int http_max_header_size;	/* request head over it: 431 */
 	int http_max_headers;		/* field lines over it: 431 */

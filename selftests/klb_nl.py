@@ -418,6 +418,19 @@ def cases(l7=True):
         svc(s("SERVICE_A_NAME", "web"), persist, u8("SERVICE_A_PERSIST_MASK", 33)), INVAL)
     add("service set: persist mask 0", "CMD_SERVICE_SET",
         svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_PERSIST_MASK", 0)), INVAL)
+    # adopt (mid-flow packets of dr and tun): 0 or 1, on only for dr and tun tcp
+    adopt_msg = "adopt needs mode dr or tun and proto tcp"
+    add("adopt on for mode nat", "CMD_SERVICE_NEW", svc(*(svc_ok() + [u8("SERVICE_A_ADOPT", 1)])), INVAL,
+        msg=adopt_msg + " (nat and fnat replies pin a flow to its balancer)")
+    add("adopt on for dr over udp", "CMD_SERVICE_NEW",
+        svc(*(svc_ok(proto=17, mode=E["MODE_DR"]) + [u8("SERVICE_A_ADOPT", 1)])), INVAL)
+    add("adopt 2", "CMD_SERVICE_NEW", svc(*(svc_ok(mode=E["MODE_DR"]) + [u8("SERVICE_A_ADOPT", 2)])),
+        INVAL | {"ERANGE"})
+    add("adopt as u32", "CMD_SERVICE_NEW", svc(*(svc_ok(mode=E["MODE_TUN"]) + [u32("SERVICE_A_ADOPT", 1)])), INVAL)
+    add("service set: adopt on for a nat service", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_ADOPT", 1)), INVAL)
+    add("service set: adopt 255", "CMD_SERVICE_SET",
+        svc(s("SERVICE_A_NAME", "web"), u8("SERVICE_A_ADOPT", 255)), INVAL | {"ERANGE"})
     add("persist get: unknown service (dump)", "CMD_PERSIST_GET", svc(s("SERVICE_A_NAME", "nope")),
         {"ENOENT"}, flags=NLM_F_DUMP)
     # a dump filtered by a name that names nothing: ENOENT, as pool get's

@@ -5,7 +5,11 @@
  * socket: what an attacker without a reply path sends to fill a
  * connection table (selftests/flood.sh). IPv4 only.
  *
- *   klb_synflood -d ADDR -p PORT -s PREFIX/LEN [-r PPS] [-t SECS] [-n COUNT] [-u] [-S SEED]
+ *   klb_synflood -d ADDR -p PORT -s PREFIX/LEN [-r PPS] [-t SECS] [-n COUNT] [-u|-A|-R] [-S SEED]
+ *
+ * -A sends stray ACKs (with 16 bytes of data, as a mid-flow segment) and
+ * -R stray RSTs instead of SYNs: what a balancer that adopts mid-flow
+ * packets in dr and tun must stay bounded against (selftests/adopt.sh).
  *
  * -r 0 (the default) sends as fast as the socket takes them. Stops after
  * SECS seconds (default 5), COUNT packets or a SIGTERM, whichever comes
@@ -35,7 +39,7 @@ struct pkt {
 		struct tcphdr tcp;
 		struct udphdr udp;
 	};
-	uint8_t payload[8];	/* UDP only */
+	uint8_t payload[16];	/* UDP: 8 bytes; TCP -A: 16 */
 };
 
 static uint64_t rnd_state;
@@ -91,16 +95,17 @@ static double now(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: klb_synflood -d ADDR -p PORT -s PREFIX/LEN [-r PPS] [-t SECS] [-n COUNT] [-u] [-S SEED]\n");
+		"usage: klb_synflood -d ADDR -p PORT -s PREFIX/LEN [-r PPS] [-t SECS] [-n COUNT] [-u|-A|-R] [-S SEED]\n");
 	exit(2);
 }
 
 /* Build the next packet in @p: a new random source, checksums. */
 static size_t build(struct pkt *p, uint32_t net, uint32_t hostmask,
-		    struct in_addr dst, uint16_t dport, int udp)
+		    struct in_addr dst, uint16_t dport, int udp, char tcpmode)
 {
-	size_t l4len = udp ? sizeof(struct udphdr) + sizeof(p->payload) :
-			     sizeof(struct tcphdr);
+	size_t l4len = udp ? sizeof(struct udphdr) + 8 :
+		       tcpmode == 'A' ? sizeof(struct tcphdr) + 16 :
+		       sizeof(struct tcphdr);
 	uint32_t host;
 
 	memset(p, 0, sizeof(*p));
@@ -121,14 +126,23 @@ static size_t build(struct pkt *p, uint32_t net, uint32_t hostmask,
 		p->udp.source = htons(1024 + rnd() % 64512);
 		p->udp.dest = htons(dport);
 		p->udp.len = htons(l4len);
-		memcpy(p->payload, "klbflood", sizeof(p->payload));
+		memcpy(p->payload, "klbflood", 8);
 		p->udp.check = l4_csum(&p->ip, &p->udp, l4len);
 	} else {
 		p->tcp.source = htons(1024 + rnd() % 64512);
 		p->tcp.dest = htons(dport);
 		p->tcp.seq = htonl(rnd());
 		p->tcp.doff = 5;
-		p->tcp.syn = 1;
+		if (tcpmode == 'A') {
+			p->tcp.ack = 1;
+			p->tcp.psh = 1;
+			p->tcp.ack_seq = htonl(rnd());
+			memcpy(p->payload, "klbflood-ackdata", 16);
+		} else if (tcpmode == 'R') {
+			p->tcp.rst = 1;
+		} else {
+			p->tcp.syn = 1;
+		}
 		p->tcp.window = htons(64240);
 		p->tcp.check = l4_csum(&p->ip, &p->tcp, l4len);
 	}
@@ -151,11 +165,12 @@ int main(int argc, char **argv)
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	uint32_t net = 0, hostmask = 0;
 	int port = -1, udp = 0, fd, one = 1, opt, len = -1;
+	char tcpmode = 'S';
 	uint64_t seed = 0;
 	char *slash;
 	struct pkt p;
 
-	while ((opt = getopt(argc, argv, "d:p:s:r:t:n:uS:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:r:t:n:uARS:")) != -1) {
 		switch (opt) {
 		case 'd':
 			if (inet_pton(AF_INET, optarg, &to.sin_addr) != 1)
@@ -190,6 +205,10 @@ int main(int argc, char **argv)
 		case 'u':
 			udp = 1;
 			break;
+		case 'A':
+		case 'R':
+			tcpmode = (char)opt;
+			break;
 		case 'S':
 			seed = strtoull(optarg, NULL, 10);
 			break;
@@ -223,7 +242,7 @@ int main(int argc, char **argv)
 			usleep(200);
 			continue;
 		}
-		n = build(&p, net, hostmask, to.sin_addr, port, udp);
+		n = build(&p, net, hostmask, to.sin_addr, port, udp, tcpmode);
 		if (sendto(fd, &p, n, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
 			/* a full qdisc or neighbour queue: try again */
 			if (errno != ENOBUFS && errno != EAGAIN) {

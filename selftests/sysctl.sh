@@ -11,7 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 klb_test_init "net.klb.* sysctls: per netns, validated, enforced"
 
-knobs="conn_max tcp_timeout_syn tcp_timeout_established tcp_timeout_fin tcp_timeout_time_wait tcp_timeout_close udp_timeout expire_nodest_conn"
+knobs="conn_max tcp_timeout_syn tcp_timeout_established tcp_timeout_fin tcp_timeout_time_wait tcp_timeout_close udp_timeout expire_nodest_conn tcp_timeout_adopt adopt_max"
 klb_load
 topo_setup
 backends_start
@@ -58,6 +58,8 @@ refused() {
 	fi
 }
 refused conn_max 0
+refused tcp_timeout_adopt 0
+refused adopt_max -1
 refused conn_max -1
 refused conn_max 99999999999
 refused conn_max abc

@@ -153,6 +153,7 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 	memcpy(svc->snat, cfg->snat, sizeof(svc->snat));
 	svc->persist_timeout = cfg->persist_timeout;
 	svc->persist_mask = cfg->persist_mask;
+	svc->adopt = cfg->adopt;
 	if (cfg->cookie)
 		strscpy(svc->cookie, cfg->cookie, sizeof(svc->cookie));
 	svc->stopping = klb_mode_l7(cfg->mode);	/* not started yet */
@@ -352,6 +353,13 @@ void klb_service_set_persist(struct klb_net *kn, struct klb_service *svc,
 	klb_assert_locked(kn);
 	WRITE_ONCE(svc->persist_mask, mask);
 	WRITE_ONCE(svc->persist_timeout, timeout);
+}
+
+void klb_service_set_adopt(struct klb_net *kn, struct klb_service *svc,
+			   bool adopt)
+{
+	klb_assert_locked(kn);
+	WRITE_ONCE(svc->adopt, adopt);
 }
 
 void klb_service_set_acl(struct klb_net *kn, struct klb_service *svc,

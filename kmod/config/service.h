@@ -16,6 +16,7 @@ struct klb_service_cfg {
 	u8 nsnat;			/* fnat source addresses in snat[] */
 	u8 persist_mask;		/* client prefix length */
 	u32 persist_timeout;		/* seconds, 0: no persistence */
+	bool adopt;			/* dr, tun tcp: adopt mid-flow */
 	union nf_inet_addr snat[KLB_SNAT_MAX];
 	const char *cookie;		/* http: cookie name, NULL none */
 	const char *pool;
@@ -57,6 +58,9 @@ int klb_service_set_pool(struct klb_net *kn, struct klb_service *svc,
 /* Persistence of new connections; existing entries keep their backend. */
 void klb_service_set_persist(struct klb_net *kn, struct klb_service *svc,
 			     u32 timeout, u8 mask);
+/* Adopting mid-flow packets (dr, tun tcp), from the next packet on. */
+void klb_service_set_adopt(struct klb_net *kn, struct klb_service *svc,
+			   bool adopt);
 /* Replace the source lists (@acl may be NULL: none); the old freed. */
 void klb_service_set_acl(struct klb_net *kn, struct klb_service *svc,
 			 struct klb_acl *acl);

@@ -184,6 +184,7 @@ static bool klb_conn_unlink(struct klb_conn_table *t, struct klb_conn *c)
 		return false;
 
 	klb_conn_leave_active(c);
+	klb_conn_adopt_done(t, c);
 	atomic_dec(&t->core.count);
 	call_rcu(&c->rcu, klb_conn_free_rcu);
 	return true;
@@ -197,11 +198,13 @@ void klb_conn_expire(struct klb_conn_table *t, struct klb_conn *c)
 /*
  * Entries that may go to make room, because nothing established depends
  * on them: a handshake not complete (a spoofed SYN never completes), a
- * UDP flow nobody answered, a connection already closed.
+ * UDP flow nobody answered, a connection already closed, a mid-flow
+ * packet adopted whose flow has not sent a second (a stray ACK).
  */
 static bool klb_conn_evictable(const struct klb_conn *c)
 {
 	switch (READ_ONCE(c->state)) {
+	case KLB_CONN_ADOPTED:
 	case KLB_CONN_SYN_SENT:
 	case KLB_CONN_SYN_RECV:
 	case KLB_CONN_TIME_WAIT:

@@ -47,7 +47,10 @@ enum {
 				 * the flow has the short unreplied timeout and
 				 * may be evicted when the table is full
 				 */
-	KLB_CONN_F_ORIG_SEEN,	/* dr, tun UDP: a client datagram went by */
+	KLB_CONN_F_ORIG_SEEN,	/* dr, tun UDP: a client datagram went by;
+				 * adopted TCP: its first packet went by
+				 */
+	KLB_CONN_F_ADOPTING,	/* counted in the table's adopting (adopt.c) */
 };
 
 struct klb_conn {
@@ -73,14 +76,16 @@ static inline bool klb_conn_oneway(const struct klb_conn *c)
 
 /*
  * @c's TCP connection is over: closed, both FINs seen, or (dr, tun, which
- * never see the backend's FIN) the client's FIN seen. A SYN on its tuple
- * starts a new connection, which @c does not own.
+ * never see the backend's FIN) the client's FIN seen; or it was adopted
+ * and never proved live (a stray ACK). A SYN on its tuple starts a new
+ * connection, which @c does not own.
  */
 static inline bool klb_conn_done(const struct klb_conn *c)
 {
 	u8 state = READ_ONCE(c->state);
 
 	return state == KLB_CONN_TIME_WAIT || state == KLB_CONN_CLOSE ||
+	       state == KLB_CONN_ADOPTED ||
 	       (state == KLB_CONN_FIN_WAIT && klb_conn_oneway(c));
 }
 
@@ -143,6 +148,7 @@ struct klb_conn_table {
 	struct klb_l4_core core;	/* locks, key, count, ids, GC (table.h) */
 	struct klb_conn_hash __rcu *hash;
 	atomic_long_t evictions;	/* entries evicted to make room */
+	atomic_t adopting;		/* adopted, not proved live (adopt.c) */
 	struct klb_net *kn;		/* the table's, for passive health */
 };
 
@@ -164,6 +170,18 @@ static inline struct klb_conn_hash *klb_conn_hash(const struct klb_conn_table *t
 /* conn_state.c: how long @c lives in @state without a packet */
 unsigned long klb_conn_timeout(const struct klb_sysctl *s,
 			       const struct klb_conn *c, u8 state);
+/*
+ * @c leaves the table's unproved adopted entries (once): proved live,
+ * closed, or unlinked. A flag test for the connections never adopted.
+ */
+static inline void klb_conn_adopt_done(struct klb_conn_table *t,
+				       struct klb_conn *c)
+{
+	if (test_bit(KLB_CONN_F_ADOPTING, &c->flags) &&
+	    test_and_clear_bit(KLB_CONN_F_ADOPTING, &c->flags))
+		atomic_dec(&t->adopting);
+}
+
 /* conn_state.c: @c no longer counts in its service's and backend's active */
 void klb_conn_leave_active(struct klb_conn *c);
 

@@ -29,6 +29,9 @@ unsigned long klb_conn_timeout(const struct klb_sysctl *s,
 	case KLB_CONN_TIME_WAIT:
 		secs = READ_ONCE(s->tcp_timeout_time_wait);
 		break;
+	case KLB_CONN_ADOPTED:
+		secs = READ_ONCE(s->tcp_timeout_adopt);
+		break;
 	case KLB_CONN_UDP:
 		secs = READ_ONCE(s->udp_timeout);
 		/* A spoofed datagram gets no answer: keep it briefly. */
@@ -57,6 +60,22 @@ void klb_conn_leave_active(struct klb_conn *c)
 	}
 }
 
+/*
+ * An adopted flow (adopt.c) is proved live by its next packet: a stray or
+ * spoofed ACK is one packet, a live flow sends more. The first is the one
+ * that adopted it. A FIN is kept for the state that follows.
+ */
+static u8 klb_tcp_adopted_next(struct klb_conn *c, enum klb_dir dir, u8 f)
+{
+	if (f & KLB_TCP_FIN)
+		c->fin_seen |= BIT(dir);
+	if (!test_and_set_bit(KLB_CONN_F_ORIG_SEEN, &c->flags))
+		return KLB_CONN_ADOPTED;
+	if (c->fin_seen == (BIT(KLB_DIR_ORIG) | BIT(KLB_DIR_REPLY)))
+		return KLB_CONN_TIME_WAIT;
+	return c->fin_seen ? KLB_CONN_FIN_WAIT : KLB_CONN_ESTABLISHED;
+}
+
 /* TCP state after a segment with @f went through in direction @dir. */
 static u8 klb_tcp_next_state(struct klb_conn *c, enum klb_dir dir, u8 f)
 {
@@ -66,6 +85,8 @@ static u8 klb_tcp_next_state(struct klb_conn *c, enum klb_dir dir, u8 f)
 		return KLB_CONN_CLOSE;
 	if (st == KLB_CONN_CLOSE)
 		return st;
+	if (st == KLB_CONN_ADOPTED)
+		return klb_tcp_adopted_next(c, dir, f);
 	if (f & KLB_TCP_FIN) {
 		c->fin_seen |= BIT(dir);
 		if (c->fin_seen == (BIT(KLB_DIR_ORIG) | BIT(KLB_DIR_REPLY)))
@@ -123,7 +144,8 @@ void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 	 */
 	if (c->h[0].flow.proto == IPPROTO_TCP &&
 	    ((tcpflags & (KLB_TCP_SYN | KLB_TCP_FIN | KLB_TCP_RST)) ||
-	     state == KLB_CONN_SYN_SENT || state == KLB_CONN_SYN_RECV)) {
+	     state == KLB_CONN_SYN_SENT || state == KLB_CONN_SYN_RECV ||
+	     state == KLB_CONN_ADOPTED)) {
 		spin_lock(&c->lock);
 		prev = c->state;
 		state = klb_tcp_next_state(c, dir, tcpflags);
@@ -135,6 +157,9 @@ void klb_conn_seen(struct klb_net *kn, struct klb_conn *c, enum klb_dir dir,
 					   KLB_PASSIVE_RESET : KLB_PASSIVE_OK);
 		if (!klb_conn_state_active(state))
 			klb_conn_leave_active(c);
+		/* Proved live, or closed: no longer an unproved adoption. */
+		if (prev == KLB_CONN_ADOPTED && state != KLB_CONN_ADOPTED)
+			klb_conn_adopt_done(kn->conns, c);
 	}
 	/*
 	 * A backend repeating its SYN-ACK does not bring the handshake any

@@ -34,6 +34,7 @@
 #include <net/dst.h>
 #include <net/sock.h>
 
+#include "l4/adopt.h"
 #include "l4/conn.h"
 #include "l4/fnat.h"
 #include "l4/hooks.h"
@@ -61,6 +62,12 @@ static enum klb_drop_reason klb_conn_new_drop(long err)
 		return KLB_DROP_NO_PORT;
 	case -ENETUNREACH:	/* fnat: no source address towards it */
 		return KLB_DROP_NO_ROUTE;
+	case -EPROTO:		/* adopt: the pick needs more than the headers */
+		return KLB_DROP_BAD_PACKET;
+	case -ENOENT:		/* adopt: no backend */
+		return KLB_DROP_NO_BACKEND;
+	case -EDQUOT:		/* adopt: net.klb.adopt_max */
+		return KLB_DROP_ADOPT_FULL;
 	default:		/* -ENOSPC, -ENOMEM */
 		return KLB_DROP_TABLE_FULL;
 	}
@@ -79,13 +86,21 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 	struct klb_backend *be = NULL;
 	struct klb_pool *pool;
 	struct klb_conn *c;
+	bool adopt = false;
 
 	if (p->flow.proto == IPPROTO_TCP &&
 	    (p->tcpflags & (KLB_TCP_SYN | KLB_TCP_ACK | KLB_TCP_RST |
 			    KLB_TCP_FIN)) != KLB_TCP_SYN) {
-		/* Only a fresh SYN opens a TCP connection. */
-		klb_drop_count(svc, KLB_DROP_BAD_PACKET);
-		return NULL;
+		/*
+		 * Only a fresh SYN opens a TCP connection, but in dr and
+		 * tun a flow another balancer scheduled may be adopted
+		 * mid-way (l4/adopt.c). Never by a RST.
+		 */
+		adopt = klb_adopt_wanted(svc, p->tcpflags);
+		if (!adopt) {
+			klb_drop_count(svc, KLB_DROP_BAD_PACKET);
+			return NULL;
+		}
 	}
 	/* A service without source lists pays one load and test. */
 	if (!klb_acl_allows_flow(rcu_dereference(svc->acl), &p->flow)) {
@@ -95,6 +110,10 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 
 	pool = rcu_dereference(svc->pool);
 	table = pool ? rcu_dereference(pool->table) : NULL;
+	if (unlikely(adopt)) {
+		c = klb_conn_adopt(kn, svc, table, &p->flow);
+		goto made;
+	}
 	/* A service without persistence pays this one test. */
 	if (READ_ONCE(svc->persist_timeout))
 		be = klb_persist_pick(kn, svc, pool, table, &p->flow, &pe);
@@ -111,6 +130,7 @@ static struct klb_conn *klb_conn_schedule(struct klb_net *kn,
 		c = klb_fnat_conn_new(kn, svc, be, &p->flow, pe);
 	else
 		c = klb_conn_new(kn, svc, be, &p->flow, pe);
+made:
 	if (IS_ERR(c)) {
 		klb_drop_count(svc, klb_conn_new_drop(PTR_ERR(c)));
 		return NULL;

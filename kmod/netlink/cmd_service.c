@@ -88,7 +88,7 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	const struct nlattr *pp_attr;
 	struct klb_acl *acl = NULL;
 	struct klb_service *svc;
-	bool persist, has_acl;
+	bool persist, has_acl, adopt;
 	const char *pool;
 	u32 timeout;
 	int err, i;
@@ -102,7 +102,7 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < ARRAY_SIZE(klb_service_fixed); i++) {
 		if (tb[klb_service_fixed[i]]) {
 			klb_err(info->extack, tb[klb_service_fixed[i]],
-				"only the pool, proxy protocol, persistence and source lists of a service can be changed");
+				"only the pool, proxy protocol, persistence, source lists and adopt of a service can be changed");
 			return -EOPNOTSUPP;
 		}
 	}
@@ -122,6 +122,10 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 	mask = svc->persist_mask;
 	err = klb_nl_persist(tb, svc->family, svc->mode, &timeout, &mask,
 			     info->extack);
+	if (err)
+		return err;
+	adopt = svc->adopt;
+	err = klb_nl_adopt(tb, svc->mode, svc->proto, &adopt, info->extack);
 	if (err)
 		return err;
 	if (pp_attr) {
@@ -152,7 +156,10 @@ int klb_nl_service_set(struct sk_buff *skb, struct genl_info *info)
 		klb_service_set_persist(kn, svc, timeout, mask);
 	if (has_acl)
 		klb_service_set_acl(kn, svc, acl);
-	if (!pp_attr && !persist && !tb[KLB_SERVICE_A_POOL] && !has_acl)
+	if (tb[KLB_SERVICE_A_ADOPT])
+		klb_service_set_adopt(kn, svc, adopt);
+	if (!pp_attr && !persist && !tb[KLB_SERVICE_A_POOL] && !has_acl &&
+	    !tb[KLB_SERVICE_A_ADOPT])
 		return 0;	/* nothing asked, nothing changed, nothing told */
 	klb_config_changed(kn);
 	klb_nl_service_event(kn, KLB_EVENT_SET, svc->name,

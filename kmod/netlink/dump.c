@@ -156,6 +156,11 @@ static int klb_nl_put_stats(struct sk_buff *skb, int type,
 			       KLB_STATS_A_PAD) ||
 	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_MAXCONN,
 			       sum->drops[KLB_DROP_MAXCONN],
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_CONNS_ADOPTED, sum->adopted,
+			       KLB_STATS_A_PAD) ||
+	     nla_put_u64_64bit(skb, KLB_STATS_A_DROP_ADOPT_FULL,
+			       sum->drops[KLB_DROP_ADOPT_FULL],
 			       KLB_STATS_A_PAD)))
 		goto err;
 	if (l7 && klb_nl_put_l7(skb, sum))
@@ -427,6 +432,9 @@ static int klb_nl_fill_service(struct sk_buff *skb, struct klb_net *kn,
 	      nla_put_u8(skb, KLB_SERVICE_A_PERSIST_MASK, svc->persist_mask))) ||
 	    (svc->cookie[0] &&
 	     nla_put_string(skb, KLB_SERVICE_A_COOKIE, svc->cookie)) ||
+	    ((svc->mode == KLB_MODE_DR || svc->mode == KLB_MODE_TUN) &&
+	     svc->proto == IPPROTO_TCP &&
+	     nla_put_u8(skb, KLB_SERVICE_A_ADOPT, READ_ONCE(svc->adopt))) ||
 	    klb_nl_put_acl(skb, klb_service_acl(kn, svc)) ||
 	    klb_nl_put_stats(skb, KLB_SERVICE_A_STATS, &sum, true, l7)) {
 		genlmsg_cancel(skb, hdr);

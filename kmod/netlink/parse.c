@@ -286,6 +286,29 @@ static int klb_nl_snat(const struct nlattr *nest, u16 family,
 	return 0;
 }
 
+/* The modes and protocol whose flows can be adopted mid-way (l4/adopt.c). */
+static bool klb_nl_adopt_default(u8 mode, u8 proto)
+{
+	return (mode == KLB_MODE_DR || mode == KLB_MODE_TUN) &&
+	       proto == IPPROTO_TCP;
+}
+
+int klb_nl_adopt(struct nlattr **tb, u8 mode, u8 proto, bool *adopt,
+		 struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a = tb[KLB_SERVICE_A_ADOPT];
+
+	if (!a)
+		return 0;
+	if (nla_get_u8(a) && !klb_nl_adopt_default(mode, proto)) {
+		klb_err(extack, a,
+			"adopt needs mode dr or tun and proto tcp (nat and fnat replies pin a flow to its balancer)");
+		return -EINVAL;
+	}
+	*adopt = nla_get_u8(a);
+	return 0;
+}
+
 /* PERSIST and PERSIST_MASK, on SERVICE_NEW or SERVICE_SET (@mode known). */
 int klb_nl_persist(struct nlattr **tb, u16 family, u8 mode, u32 *timeout,
 		   u8 *mask, struct netlink_ext_ack *extack)
@@ -426,6 +449,10 @@ int klb_nl_parse_service(struct list_head *pools, const struct nlattr *nest,
 			return err;
 	}
 	err = klb_nl_parse_service_l4(tb, cfg, extack);
+	if (err)
+		return err;
+	cfg->adopt = klb_nl_adopt_default(cfg->mode, cfg->proto);
+	err = klb_nl_adopt(tb, cfg->mode, cfg->proto, &cfg->adopt, extack);
 	if (err)
 		return err;
 	if (tb[KLB_SERVICE_A_RULES] && !klb_mode_l7(cfg->mode) &&

@@ -21,6 +21,13 @@ int klb_nl_parse_backend(const struct nlattr *nest,
  * KLB_SERVICE_A_PERSIST and _PERSIST_MASK of @tb, if given, into @timeout
  * and @mask; a mask left at 0 becomes the full address length.
  */
+/*
+ * ADOPT, on SERVICE_NEW (@adopt preset to the default for @mode and
+ * @proto by klb_nl_adopt_default()) or SERVICE_SET: on needs dr or tun
+ * over tcp.
+ */
+int klb_nl_adopt(struct nlattr **tb, u8 mode, u8 proto, bool *adopt,
+		 struct netlink_ext_ack *extack);
 int klb_nl_persist(struct nlattr **tb, u16 family, u8 mode, u32 *timeout,
 		   u8 *mask, struct netlink_ext_ack *extack);
 int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,

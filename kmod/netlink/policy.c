@@ -204,6 +204,7 @@ const struct nla_policy klb_service_policy[KLB_SERVICE_A_MAX + 1] = {
 	[KLB_SERVICE_A_DENY]	= NLA_POLICY_NESTED(klb_acl_policy),
 	[KLB_SERVICE_A_NHOSTS]	= { .type = NLA_REJECT,
 				    .reject_message = "service nhosts is output only" },
+	[KLB_SERVICE_A_ADOPT]	= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct nla_policy klb_config_policy[KLB_CONFIG_A_MAX + 1] = {

@@ -59,8 +59,15 @@ static bool __init klb_sched_selftest_one(u8 sched, struct list_head *list,
 			first = p;
 			for (j = 0; j < 3; j++)
 				ok &= klb_sched_pick(t, &flow) == first;
+			/* Adoption (l4/adopt.c) picks what the SYN got. */
+			ok &= klb_sched_pick_hash(t, &flow) == first;
 		}
 	}
+	/* Only sh and mh pick from the headers alone. */
+	ok &= klb_sched_consistent(t) ==
+	      (sched == KLB_SCHED_SH || sched == KLB_SCHED_MH);
+	if (!klb_sched_consistent(t))
+		ok &= !klb_sched_pick_hash(t, &flow);
 	/* By id (http cookies): only the eligible ones, 0..2, are found. */
 	for (i = 0; i < KLB_ST_N; i++)
 		ok &= klb_sched_find(t, klb_sched_backend_id(&be[i])) ==

@@ -410,6 +410,26 @@ bool klb_sched_has_backends(const struct klb_sched_table *t)
 	return t && t->n;
 }
 
+bool klb_sched_consistent(const struct klb_sched_table *t)
+{
+	return t && (t->sched == KLB_SCHED_SH || t->sched == KLB_SCHED_MH);
+}
+
+struct klb_backend *klb_sched_pick_hash(struct klb_sched_table *t,
+					const struct klb_flow *flow)
+{
+	u32 h, i;
+
+	if (!klb_sched_consistent(t) || !t->n)
+		return NULL;
+	h = klb_sched_flow_hash(t, flow);
+	if (t->sched == KLB_SCHED_SH)
+		i = klb_sh_pick(t->cum, t->n, h);
+	else
+		i = klb_mh_pick(t->mh, KLB_MH_SIZE, h);
+	return i < t->n ? t->be[i] : NULL;
+}
+
 struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
 				   const struct klb_flow *flow)
 {

@@ -86,6 +86,21 @@ struct klb_backend *klb_sched_pick(struct klb_sched_table *t,
  */
 bool klb_sched_has_backends(const struct klb_sched_table *t);
 /*
+ * Is @t's pick a function of the flow's headers, the seed and the table
+ * alone (sh, mh), so that balancers sharing the seed and the backends pick
+ * alike? Not rr, wrr, lc, wlc, p2c: their picks follow a cursor, credits,
+ * counts or chance of this balancer's own. @t may be NULL.
+ */
+bool klb_sched_consistent(const struct klb_sched_table *t);
+/*
+ * sh, mh (klb_sched_consistent()): the backend the hash of @flow picks,
+ * whether or not it is at its maxconn here (an adopted flow is open on it
+ * already; another balancer's count is not this one's). NULL: none
+ * eligible. Same rules as klb_sched_pick() for the result.
+ */
+struct klb_backend *klb_sched_pick_hash(struct klb_sched_table *t,
+					const struct klb_flow *flow);
+/*
  * An eligible backend of @t by its id (klb_sched_backend_id()), or NULL:
  * not in the table, or not eligible (down, drained, weight 0). A binary
  * search over an index built with the table. Same rules as

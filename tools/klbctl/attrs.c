@@ -137,6 +137,7 @@ static const struct adesc service_attrs[] = {
 	[KLB_SERVICE_A_DENY] = { "deny", T_NEST, &acl_space },
 	[KLB_SERVICE_A_COOKIE] = { "cookie", T_STR, NULL },
 	[KLB_SERVICE_A_NHOSTS] = { "nhosts", T_U32, NULL },
+	[KLB_SERVICE_A_ADOPT] = { "adopt", T_U8, NULL },
 };
 static const struct aspace service_space = SPACE("service", service_attrs);
 

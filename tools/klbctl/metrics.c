@@ -124,7 +124,7 @@ struct family {
 	const char *help;
 	bool l7;
 	const char *label;			/* extra label name, or NULL */
-	struct { const char *value; int attr; } s[9];	/* attr 0 ends */
+	struct { const char *value; int attr; } s[11];	/* attr 0 ends */
 };
 
 static const struct family counter_families[] = {
@@ -145,7 +145,11 @@ static const struct family counter_families[] = {
 			     { "too_big", KLB_STATS_A_DROP_TOO_BIG },
 			     { "bad_source", KLB_STATS_A_DROP_BAD_SOURCE },
 			     { "acl", KLB_STATS_A_DROP_ACL },
-			     { "maxconn", KLB_STATS_A_DROP_MAXCONN } } },
+			     { "maxconn", KLB_STATS_A_DROP_MAXCONN },
+			     { "adopt_full", KLB_STATS_A_DROP_ADOPT_FULL } } },
+	{ "connections_adopted_total", "counter",
+	  "dr, tun: connections adopted mid-flow (another balancer scheduled them; services only).",
+	  false, NULL, { { NULL, KLB_STATS_A_CONNS_ADOPTED } } },
 	{ "persist_full_total", "counter",
 	  "New connections scheduled without persistence: net.klb.persist_max was reached (services only).",
 	  false, NULL, { { NULL, KLB_STATS_A_PERSIST_FULL } } },
@@ -168,7 +172,8 @@ static const struct family counter_families[] = {
 static bool family_service_only(const struct family *f)
 {
 	return !strcmp(f->name, "drops_total") ||
-	       !strcmp(f->name, "persist_full_total");
+	       !strcmp(f->name, "persist_full_total") ||
+	       !strcmp(f->name, "connections_adopted_total");
 }
 
 static void family_head(const char *obj, const struct family *f)

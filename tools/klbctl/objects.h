@@ -141,6 +141,7 @@ struct service {
 	unsigned int persist, mask;
 	char *cookie;
 	struct acl_list allow, deny;
+	unsigned int adopt;		/* dr, tun tcp: read back when they */
 	struct klb_stats stats;		/* read back */
 };
 

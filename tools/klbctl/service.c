@@ -19,9 +19,10 @@ void service_usage(FILE *f)
 		"Usage: klbctl service add NAME vip ADDR:PORT proto PROTO mode MODE pool POOL\n"
 		"                          [proxy-protocol PP] [snat ADDR[,ADDR...]]\n"
 		"                          [persist SECONDS [mask LEN]] [cookie NAME]\n"
-		"                          [allow LIST] [deny LIST]\n"
+		"                          [allow LIST] [deny LIST] [adopt on|off]\n"
 		"       klbctl service set NAME [pool POOL] [proxy-protocol PP]\n"
 		"                          [persist SECONDS] [mask LEN] [allow LIST] [deny LIST]\n"
+		"                          [adopt on|off]\n"
 		"LIST := { PREFIX[,PREFIX...] | none }   PREFIX := ADDR[/LEN]\n"
 		"       klbctl service del NAME\n"
 		"       klbctl [-j] [-s] service show [NAME]\n"
@@ -37,6 +38,9 @@ void service_usage(FILE *f)
 		"allow, deny: source prefixes (ADDR[/LEN], at most 64 a list; \"none\": no list).\n"
 		"  A new connection from a denied source, or (with an allow list) from one not\n"
 		"  allowed, is refused: dropped (L4), 403 (http), closed (tls); deny wins\n"
+		"adopt: dr and tun over tcp (default on): a mid-flow packet without an entry\n"
+		"  (another balancer scheduled its flow) is scheduled as its SYN was, when the\n"
+		"  pool's scheduler is sh or mh and persist is off\n"
 		"Rules of http and tls services: klbctl rule help\n");
 }
 
@@ -169,7 +173,7 @@ static int mask_num(const char *s, unsigned int *v)
 
 enum {
 	S_NAME, S_VIP, S_PROTO, S_MODE, S_POOL, S_PP, S_RULES, S_HOSTS, S_SNAT,
-	S_PERSIST, S_MASK, S_COOKIE, S_ALLOW, S_DENY, S_FIELDS
+	S_PERSIST, S_MASK, S_COOKIE, S_ALLOW, S_DENY, S_ADOPT, S_FIELDS
 };
 
 /*
@@ -256,6 +260,12 @@ static const struct field service_fields[] = {
 		.off = offsetof(struct service, deny), .attr = KLB_SERVICE_A_DENY,
 		.flags = F_OMIT,
 	},
+	/* dr, tun tcp only (the kernel reports it for those); on by default */
+	[S_ADOPT] = {
+		.word = "adopt", .json = "adopt", .type = &vt_onoff,
+		.off = offsetof(struct service, adopt), .attr = KLB_SERVICE_A_ADOPT,
+		.flags = F_OMIT, .def = 1, .what = "adopt",
+	},
 };
 
 static void service_title(const void *obj)
@@ -277,7 +287,7 @@ const struct obj_desc service_desc = {
 	.cmd_new = KLB_CMD_SERVICE_NEW,
 	.cmd_set = KLB_CMD_SERVICE_SET,
 	.cmd_del = KLB_CMD_SERVICE_DEL,
-	.nothing = "nothing to change: expected \"pool POOL\" or \"proxy-protocol PP\" (or \"persist SECONDS\", \"mask LEN\", \"allow LIST\", \"deny LIST\")",
+	.nothing = "nothing to change: expected \"pool POOL\" or \"proxy-protocol PP\" (or \"persist SECONDS\", \"mask LEN\", \"allow LIST\", \"deny LIST\", \"adopt on|off\")",
 	.show_title = service_title,
 };
 

@@ -133,6 +133,8 @@ void stats_print(const struct klb_stats *st, bool service, const char *l7)
 			  st->v[KLB_STATS_A_DROP_ACL]);
 		print_u64(PRINT_ANY, "maxconn", " maxconn %llu",
 			  st->v[KLB_STATS_A_DROP_MAXCONN]);
+		print_u64(PRINT_ANY, "adopt_full", " adopt_full %llu",
+			  st->v[KLB_STATS_A_DROP_ADOPT_FULL]);
 		print_nl();
 		close_json_object();
 		open_json_object("persist");
@@ -141,6 +143,11 @@ void stats_print(const struct klb_stats *st, bool service, const char *l7)
 			  st->v[KLB_STATS_A_PERSIST_FULL]);
 		print_nl();
 		close_json_object();
+		/* dr, tun: connections another balancer scheduled */
+		print_string(PRINT_FP, NULL, "%s", indent);
+		print_u64(PRINT_ANY, "adopted", "adopted %llu",
+			  st->v[KLB_STATS_A_CONNS_ADOPTED]);
+		print_nl();
 	}
 	if (l7 && st->l7_present)
 		l7_print(st, l7, indent);

@@ -219,6 +219,7 @@ const struct word conn_state_words[] = {
 	{ "time_wait", KLB_CONN_TIME_WAIT },
 	{ "close", KLB_CONN_CLOSE },
 	{ "udp", KLB_CONN_UDP },
+	{ "adopted", KLB_CONN_ADOPTED },
 };
 const size_t n_conn_state_words = ARRAY_SIZE(conn_state_words);
 

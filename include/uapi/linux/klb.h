@@ -32,9 +32,9 @@
  *   KLB_CMD_BACKEND_DEL   KLB_A_POOL{NAME, BACKEND{ADDR4|ADDR6, PORT}}
  *   KLB_CMD_SERVICE_NEW   KLB_A_SERVICE{NAME, ADDR4|ADDR6, PORT, PROTO, MODE, POOL,
  *                         [PROXY_PROTOCOL], [SNAT], [PERSIST, [PERSIST_MASK]],
- *                         [COOKIE]}
+ *                         [COOKIE], [ADOPT]}
  *   KLB_CMD_SERVICE_SET   KLB_A_SERVICE{NAME, [POOL], [PROXY_PROTOCOL],
- *                         [PERSIST], [PERSIST_MASK]}
+ *                         [PERSIST], [PERSIST_MASK], [ADOPT]}
  *   KLB_CMD_SERVICE_DEL   KLB_A_SERVICE{NAME}
  *   KLB_CMD_SERVICE_GET   do: KLB_A_SERVICE{NAME} -> one service; dump: all
  *   KLB_CMD_CONN_GET      dump only; optional KLB_A_SERVICE{NAME} filter.
@@ -284,6 +284,7 @@ enum klb_conn_state {
 	KLB_CONN_TIME_WAIT,	/* both sides sent FIN */
 	KLB_CONN_CLOSE,		/* RST seen */
 	KLB_CONN_UDP,		/* UDP flow */
+	KLB_CONN_ADOPTED,	/* dr, tun: mid-flow, not yet proved live */
 
 	__KLB_CONN_STATE_MAX
 };
@@ -398,6 +399,7 @@ enum klb_service_attr {
 	KLB_SERVICE_A_ALLOW,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
 	KLB_SERVICE_A_DENY,	/* nest of KLB_ACL_A_PREFIX4|6; empty: no list */
 	KLB_SERVICE_A_NHOSTS,	/* u32: names in the host map (output) */
+	KLB_SERVICE_A_ADOPT,	/* u8: 1 adopt mid-flow TCP (dr, tun); 0 off */
 
 	__KLB_SERVICE_A_MAX
 };
@@ -424,6 +426,8 @@ enum klb_stats_attr {
 	KLB_STATS_A_DROP_BAD_SOURCE,	/* u64, service only: L7, martian source */
 	KLB_STATS_A_DROP_ACL,	/* u64, service only: source refused (allow/deny) */
 	KLB_STATS_A_DROP_MAXCONN,	/* u64, service only: every backend at maxconn */
+	KLB_STATS_A_CONNS_ADOPTED,	/* u64, service only: mid-flow conns adopted */
+	KLB_STATS_A_DROP_ADOPT_FULL,	/* u64, service only: adopt_max reached */
 
 	__KLB_STATS_A_MAX
 };
