@@ -10,6 +10,7 @@
 #                  [--bulk-streams LIST] [--bulk-mtus LIST] [--profile LIST]
 #                  [--mode-streams LIST] [--churn-rounds N] [--churn-duration SECS]
 #                  [--churn-ka-duration SECS] [--churn-ports LIST]
+#                  [--scale-sizes LIST]
 #
 # Topology (selftests/lib.sh, one backend):
 #
@@ -40,6 +41,11 @@
 # issue's range, then 2048 ports, fewer than one run's connections, so a
 # port comes back within seconds to every VIP). Each run records the
 # client's TcpRetransSegs delta; each round the tables' sizes before it.
+# scale: last, the size of the configuration varies, not the traffic:
+# restore/save/flush of --scale-sizes services (default 1000 10000 100000)
+# against ipvsadm-restore, req/s with the largest size configured, and a
+# host map of that many names against haproxy's map file (bench/scale.sh;
+# OUT/scale.jsonl).
 #
 # --profile TEST:CFG,...: after the rounds, one more run of each such cell
 # under `perf record -a` (cpu-clock, every CPU, every namespace), kept out
@@ -84,7 +90,7 @@ ROUNDS=3
 DUR=5
 DEADLINE=3000
 THREADS=2
-TESTS="conn req0 req2k req8k tput1m tlsconn tlstput tcp bulk churn"
+TESTS="conn req0 req2k req8k tput1m tlsconn tlstput tcp bulk churn scale"
 BULK_STREAMS="1 2 4 8"
 BULK_MTUS="1500 9000"
 BULK_GET_BYTES=$((16 << 20))
@@ -96,6 +102,7 @@ CHURN_ROUNDS=5
 CHURN_DUR=4
 CHURN_KA_DUR=2
 CHURN_PORTS="1024-65535 32768-34815"
+SCALE_SIZES="1000 10000 100000"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) OUT=$2; shift 2 ;;
@@ -113,6 +120,7 @@ while [ $# -gt 0 ]; do
 	--churn-duration) CHURN_DUR=$2; shift 2 ;;
 	--churn-ka-duration) CHURN_KA_DUR=$2; shift 2 ;;
 	--churn-ports) CHURN_PORTS=${2//,/ }; shift 2 ;;
+	--scale-sizes) SCALE_SIZES=${2//,/ }; shift 2 ;;
 	*) echo "guest.sh: unknown argument $1" >&2; exit 1 ;;
 	esac
 done
@@ -139,13 +147,16 @@ for _t in $TESTS; do
 		continue
 	fi
 	case $_t in
-	conn|req0|req2k|req8k|tput1m|tlsconn|tlstput|tcp|churn) ;;
+	conn|req0|req2k|req8k|tput1m|tlsconn|tlstput|tcp|churn|scale) ;;
 	bulk-tcp-p[1-9]*-m[1-9]*|bulk-get-p[1-9]*-m[1-9]*|bulk-put-p[1-9]*-m[1-9]*|bulk-tls-p[1-9]*-m[1-9]*) ;;
 	*) echo "guest.sh: unknown test $_t" >&2; exit 1 ;;
 	esac
 	_tests+=" $_t"
 done
 TESTS=${_tests# }
+for _p in $SCALE_SIZES; do
+	[[ $_p =~ ^[1-9][0-9]*$ ]] || { echo "guest.sh: --scale-sizes: $_p is not a count" >&2; exit 1; }
+done
 for _p in $CHURN_PORTS; do
 	[[ $_p =~ ^[0-9]+-[0-9]+$ ]] || { echo "guest.sh: --churn-ports: $_p is not LOW-HIGH" >&2; exit 1; }
 done
@@ -155,6 +166,7 @@ BENCH=$(cd "$(dirname "$0")" && pwd)
 # Topology, namespace and module helpers of the selftests (their TAP output
 # is not used here: bail/fail/diag are redefined below).
 source "$KLB_SRC/selftests/lib.sh"
+source "$BENCH/scale.sh"
 
 T0=$SECONDS
 log() { printf '[%4ds] %s\n' $((SECONDS - T0)) "$*"; }
@@ -426,6 +438,7 @@ ver() { "$@" 2>&1 | head -n1; }
 		"$(jstr "$BULK_STREAMS")" "$(jstr "$BULK_MTUS")" $BULK_GET_BYTES $BULK_PUT_BYTES
 	printf '"churn":{"rounds_per_phase":%s,"duration_s":%s,"ka_duration_s":%s,"client_ports":%s,"threads":1},' \
 		"$CHURN_ROUNDS" "$CHURN_DUR" "$CHURN_KA_DUR" "$(jstr "$CHURN_PORTS")"
+	printf '"scale_sizes":%s,' "$(jstr "$SCALE_SIZES")"
 	printf '"tests":%s,"configs":%s,"user_hz":%s}\n' "$(jstr "$TESTS")" "$(jstr "$CONFIGS")" "$(getconf CLK_TCK)"
 } >"$OUT/meta.json"
 log "kernel $(uname -r), $(nproc) CPUs; rounds $ROUNDS x ${DUR}s; tests: $TESTS"
@@ -1152,6 +1165,7 @@ na_cell() {
 # passed its probe; the others are recorded n/a with the reason.
 declare -A CELLS
 for test in $TESTS; do
+	[ "$test" = scale ] && continue		# no cells: scale_cell
 	test_info "$test" || bail "unknown test $test"
 	sch=$TI_SCH
 	for cfg in $CONFIGS; do
@@ -1172,7 +1186,7 @@ done
 # churn runs after them (churn_cell).
 for round in $(seq 1 "$ROUNDS"); do
 	for test in $TESTS; do
-		[ "$test" = churn ] && continue
+		[ "$test" = churn ] || [ "$test" = scale ] && continue
 		for cfg in ${CELLS[$test]:-}; do
 			if [ $((SECONDS - T0)) -ge "$DEADLINE" ]; then
 				printf '{"test":"%s","config":"%s","round":%s,"status":"skipped","reason":"time budget (%ss) spent"}\n' \
@@ -1274,6 +1288,10 @@ churn_cell() {
 }
 if [[ " $TESTS " == *" churn "* ]]; then
 	churn_cell
+fi
+# scale: the configuration's size varies, not the traffic (bench/scale.sh)
+if [[ " $TESTS " == *" scale "* ]]; then
+	scale_cell
 fi
 
 # profile TEST CFG: one run of the cell under perf, not recorded as a

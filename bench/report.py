@@ -21,6 +21,8 @@ import statistics
 import subprocess
 import sys
 
+import report_scale  # bench/report_scale.py: the scale cell
+
 TESTS = [
     # id, title, unit, what the client does
     ("conn", "HTTP conn/s", "conn/s",
@@ -895,11 +897,13 @@ def report(d, outdir):
     summary = summarize(runs, hz)
     goals = evaluate_goals(summary) + evaluate_bulk_goals(summary)
     ok_runs = sum(1 for r in runs if r.get("status") == "ok")
+    ok_runs += sum(1 for r in report_scale.load(d) if r.get("status") == "ok")
 
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "results.json"), "w") as f:
         json.dump({"meta": meta, "host": host, "probes": probes, "summary": summary,
-                   "goals": goals, "runs": runs}, f, indent=1, sort_keys=False)
+                   "goals": goals, "runs": runs, "scale": report_scale.load(d),
+                   "scale_goals": report_scale.goals(report_scale.load(d))}, f, indent=1, sort_keys=False)
     pngs = charts(summary, outdir)
     bulk_pngs = bulk_charts(summary, outdir)
 
@@ -1020,6 +1024,7 @@ def report(d, outdir):
 
     md += modes_section(summary)
     md += churn_section(runs, meta)
+    md += report_scale.section(d, table)
     md += bulk_section(summary, meta, notes, bulk_pngs, d)
 
     # CPU

@@ -10,17 +10,20 @@
 #                [--configs LIST] [--threads N] [--name NAME] [--no-build]
 #                [--bulk-streams LIST] [--bulk-mtus LIST] [--profile LIST]
 #                [--mode-streams LIST] [--churn-rounds N] [--churn-ports LIST]
-#                [--publish]
+#                [--scale-sizes LIST] [--publish]
 #
 #   --quick     one second per cell, one round, the tests conn, req0,
-#               tlsconn, tcp, bulk (2 streams at MTU 1500 only) and churn
-#               (1 round, the narrow client port range) (make bench-quick,
+#               tlsconn, tcp, bulk (2 streams at MTU 1500 only), churn
+#               (1 round, the narrow client port range) and scale (1000
+#               services and host names) (make bench-quick,
 #               a phase of make check): proves the harness works, measures
 #               nothing worth keeping
 #   (default)   3 rounds of 6 s per cell (make bench), 60-80 min; churn
 #               5 rounds per port range of 4 s (conn/s) + 2 s (keep-alive)
 #   --churn-rounds N  --churn-ports 1024-65535,32768-34815   the churn
 #               cell: rounds per client port range, and the ranges
+#   --scale-sizes 1000,10000,100000   the scale cell's configuration
+#               sizes (the largest is also the req/s and host map size)
 #   --bulk-streams 1,2,4,8  --bulk-mtus 1500,9000   the bulk test's matrix
 #   --mode-streams 1,4  the stream counts of the bulk-tcp cells the
 #               forwarding modes (klb-fnat, klb-dr, klb-tun, ipvs-dr,
@@ -58,6 +61,7 @@ profile=-
 mstreams=
 crounds=
 cports=
+ssizes=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1; shift ;;
@@ -75,7 +79,8 @@ while [ $# -gt 0 ]; do
 	--mode-streams) mstreams=$2; shift 2 ;;
 	--churn-rounds) crounds=$2; shift 2 ;;
 	--churn-ports) cports=$2; shift 2 ;;
-	-h|--help) sed -n '4,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--scale-sizes) ssizes=$2; shift 2 ;;
+	-h|--help) sed -n '4,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1" >&2; exit 1 ;;
 	esac
 done
@@ -85,13 +90,14 @@ if [ $quick -eq 1 ]; then
 	# handshakes, iperf3, the bulk cells, churn) is enough to prove every
 	# configuration and every client works; req2k, req8k, tput1m and
 	# tlstput are the same runs with other sizes (make bench has them).
-	tests=${tests:-conn,req0,tlsconn,tcp,bulk,churn}
+	tests=${tests:-conn,req0,tlsconn,tcp,bulk,churn,scale}
 	rounds=${rounds:-1}
 	dur=${dur:-1}
 	bstreams=${bstreams:-2}
 	bmtus=${bmtus:-1500}
 	crounds=${crounds:-1}
 	cports=${cports:-32768-34815}
+	ssizes=${ssizes:-1000}
 	cdur=2
 	ckadur=1
 	kind=quick
@@ -144,7 +150,7 @@ cp "$ko" "$top/$snap/klb.ko"
 cp "$top/tools/klbctl/klbctl" "$top/$snap/tools/klbctl/"
 # lib.sh sources its theme files (lib_*.sh) and kernel_log.sh beside it
 cp "$top/selftests/lib.sh" "$top"/selftests/lib_*.sh "$top/selftests/kernel_log.sh" "$top/$snap/selftests/"
-cp "$top/bench/guest.sh" "$top/bench/wrk-json.lua" "$top/$snap/bench/"
+cp "$top/bench/guest.sh" "$top/bench/scale.sh" "$top/bench/wrk-json.lua" "$top/$snap/bench/"
 
 host_json() {
 	local phase=$1
@@ -197,6 +203,7 @@ args=(--out "/klb/$rel" --rounds "$rounds" --duration "$dur" --deadline "$deadli
 [ -n "$bstreams" ] && args+=(--bulk-streams "$bstreams")
 [ -n "$bmtus" ] && args+=(--bulk-mtus "$bmtus")
 [ -n "$mstreams" ] && args+=(--mode-streams "$mstreams")
+[ -n "$ssizes" ] && args+=(--scale-sizes "$ssizes")
 args+=(--churn-rounds "$crounds" --churn-duration "$cdur" --churn-ka-duration "$ckadur")
 [ -n "$cports" ] && args+=(--churn-ports "$cports")
 [ "$profile" != - ] && [ -n "$profile" ] && args+=(--profile "$profile")
@@ -220,7 +227,7 @@ case $vmrc in
 esac
 
 rrc=0
-if [ -s "$dir/runs.jsonl" ]; then
+if [ -s "$dir/runs.jsonl" ] || [ -s "$dir/scale.jsonl" ]; then
 	python3 "$top/bench/report.py" "$dir" || rrc=$?
 else
 	echo "bench: FAIL: no results (see $rel/guest.log, out/vm/$name/console.log)" >&2
