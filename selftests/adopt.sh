@@ -200,3 +200,11 @@ check_eq "configuration unchanged by refused requests" "$(kb save)" "$save"
 check "B: restore of the saved file (flush first)" sh -c "ip netns exec $NS_LB2 $KLBCTL flush &&
 	echo '$save' | ip netns exec $NS_LB2 $KLBCTL restore"
 check_eq "restore reads adopt back" "$(kb save)" "$save"
+# a restore that keeps the live service changes its adopt in place
+check "B: restore of the same file with adopt on, over the live service" sh -c \
+	"echo '${save//adopt off/adopt on}' | ip netns exec $NS_LB2 $KLBCTL restore"
+check_eq "... the kept service adopts again (save: default, no word)" \
+	"$(kb save | grep -c '^service add d .* adopt off')" 0
+check "restore back to adopt off, over the live service" sh -c \
+	"echo '$save' | ip netns exec $NS_LB2 $KLBCTL restore"
+check_eq "... the kept service says adopt off again" "$(kb save)" "$save"

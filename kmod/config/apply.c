@@ -258,6 +258,7 @@ static void klb_apply_service(struct klb_net *kn, struct klb_service *svc,
 	klb_service_set_persist(kn, svc, staged->persist_timeout,
 				staged->persist_mask);
 	klb_service_set_proxy_protocol(kn, svc, staged->proxy_protocol);
+	klb_service_set_adopt(kn, svc, staged->adopt);
 	if (klb_service_rules(kn, svc) || klb_service_rules(kn, staged))
 		klb_rules_move(kn, svc, staged);
 	if (klb_service_hostmap(kn, svc) || klb_service_hostmap(kn, staged))
