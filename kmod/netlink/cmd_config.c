@@ -2,7 +2,8 @@
 /*
  * FLUSH and RESTORE: the whole configuration at once. A restore's config
  * nest is parsed into a staged configuration (config/restore.c), which is
- * swapped in only if all of it is valid.
+ * swapped in only if all of it is valid. A restore transaction
+ * (cmd_txn.c) stages its messages' nests with the same code.
  */
 #include "config/restore.h"
 #include "events.h"
@@ -40,6 +41,12 @@ static u32 klb_nl_nbackends(struct klb_net *kn)
 	return n;
 }
 
+void klb_nl_restored(struct klb_net *kn)
+{
+	klb_nl_config_event(kn, KLB_EVENT_RESTORE, kn->npools, kn->nservices,
+			    klb_nl_nbackends(kn));
+}
+
 int klb_nl_flush(struct sk_buff *skb, struct genl_info *info)
 {
 	struct klb_net *kn = klb_nl_net(info);
@@ -74,9 +81,8 @@ static void klb_restore_blame(struct netlink_ext_ack *extack,
 	klb_err_prefix(extack, "%s %s: ", what, name);
 }
 
-static int klb_restore_stage(struct klb_net *kn, const struct nlattr *config,
-			     struct klb_staged *st,
-			     struct netlink_ext_ack *extack)
+int klb_nl_restore_stage(struct klb_net *kn, const struct nlattr *config,
+			 struct klb_staged *st, struct netlink_ext_ack *extack)
 {
 	struct klb_service_cfg cfg;
 	struct klb_service *svc;
@@ -146,8 +152,8 @@ int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	seed = klb_restore_seed(kn, info->attrs[KLB_A_CONFIG], &old);
 	klb_staged_init(&st);
-	err = klb_restore_stage(kn, info->attrs[KLB_A_CONFIG], &st,
-				info->extack);
+	err = klb_nl_restore_stage(kn, info->attrs[KLB_A_CONFIG], &st,
+				   info->extack);
 	if (!err)
 		err = klb_staged_commit(kn, &st, info->extack);
 	else
@@ -159,7 +165,6 @@ int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 	/* Pools kept across the swap still hash with the old seed. */
 	if (seed && memcmp(&old, &kn->hash_seed, sizeof(old)))
 		klb_sched_seed_set(kn, nla_data(seed));
-	klb_nl_config_event(kn, KLB_EVENT_RESTORE, kn->npools, kn->nservices,
-			    klb_nl_nbackends(kn));
+	klb_nl_restored(kn);
 	return 0;
 }

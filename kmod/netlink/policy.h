@@ -23,6 +23,8 @@ extern const struct nla_policy klb_pool_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_service_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_rule_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_restore_cmd_policy[KLB_A_MAX + 1];
+extern const struct nla_policy klb_txn_stage_cmd_policy[KLB_A_MAX + 1];
+extern const struct nla_policy klb_txn_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_conn_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_persist_cmd_policy[KLB_A_MAX + 1];
 extern const struct nla_policy klb_flush_cmd_policy[KLB_A_MAX + 1];
