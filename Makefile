@@ -144,8 +144,9 @@ vmtest-run: all module-debug
 # bulk.sh's 48 MB transfers, fnat.sh's 100 MB download, l7_memory's 10000
 # idle clients, l7_slowloris's 5000 slow ones (about 30 min, two boots).
 # Not part of check.
-SOAK_ENV ?= KLB_BULK_MB=48 KLB_FNAT_MB=100 KLB_IDLE_CLIENTS=10000 KLB_SLOW_CLIENTS=5000
-SOAK_TESTS ?= bulk fnat l7_memory l7_slowloris
+SOAK_ENV ?= KLB_BULK_MB=48 KLB_FNAT_MB=100 KLB_IDLE_CLIENTS=10000 KLB_SLOW_CLIENTS=5000 \
+	KLB_RESTORE_SERVICES=100000 KLB_RESTORE_FRESH=1
+SOAK_TESTS ?= bulk fnat l7_memory l7_slowloris restore_scale
 
 soak: deps
 	$(NO_STALE_KVER) $(MAKE) soak-run

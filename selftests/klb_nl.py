@@ -790,7 +790,7 @@ def txn_bad_input(n):
     t = txn_begin(g)
     r1 = txn_stage(g, t, [txn_pool("s0")])
     want("a hash seed after a pool", txn_stage(g, t, [raw("CONFIG_A_HASH_SEED", bytes(16))]),
-         {"EINVAL"}, "hash seed must come before")
+         {"EINVAL"}, "hash seed after a pool")
     do("CMD_RESTORE_ABORT", t)
 
     ids = [txn_begin(g) for _ in range(4)]  # the kernel's KLB_TXN_MAX

@@ -94,13 +94,17 @@ int klb_nl_restore_stage(struct klb_net *kn, const struct nlattr *config,
 	nla_for_each_nested(attr, config, rem) {
 		if (nla_type(attr) != KLB_CONFIG_A_POOL)
 			continue;
-		pool = klb_nl_pool_build(kn, &st->pools, attr, extack);
+		pool = klb_nl_pool_build(kn, &st->pools, &st->ix.pools, attr,
+					 extack);
 		if (IS_ERR(pool)) {
 			klb_restore_blame(extack, attr, KLB_POOL_A_NAME,
 					  "pool");
 			return PTR_ERR(pool);
 		}
 		list_add_tail(&pool->node, &st->pools);
+		err = klb_staged_index_pool(st, pool);
+		if (err)
+			return err;
 	}
 	nla_for_each_nested(attr, config, rem) {
 		if (nla_type(attr) != KLB_CONFIG_A_SERVICE)
@@ -108,7 +112,7 @@ int klb_nl_restore_stage(struct klb_net *kn, const struct nlattr *config,
 		err = klb_nl_parse_service(&st->pools, attr, &cfg, extack);
 		if (!err) {
 			svc = klb_service_create(kn, &st->pools, &st->services,
-						 &cfg, extack);
+						 &st->ix, &cfg, extack);
 			err = PTR_ERR_OR_ZERO(svc);
 		}
 		if (err) {
@@ -117,6 +121,9 @@ int klb_nl_restore_stage(struct klb_net *kn, const struct nlattr *config,
 			return err;
 		}
 		list_add_tail(&svc->node, &st->services);
+		err = klb_staged_index_service(st, svc);
+		if (err)
+			return err;
 	}
 	return 0;
 }

@@ -53,7 +53,7 @@ static int klb_txn_refuse(struct klb_net *kn, struct klb_txn *txn, int err,
 			  struct netlink_ext_ack *extack)
 {
 	klb_txn_fail(kn, txn);
-	klb_err_suffix(extack, " (restore transaction %u aborted)", txn->id);
+	klb_err_suffix(extack, " (restore aborted)");
 	return err;
 }
 
@@ -89,7 +89,7 @@ int klb_nl_restore_stage_msg(struct sk_buff *skb, struct genl_info *info)
 	seed = nla_find_nested(config, KLB_CONFIG_A_HASH_SEED);
 	if (seed && !list_empty(&txn->st.pools)) {
 		klb_err(info->extack, seed,
-			"the hash seed must come before the first pool of a restore transaction");
+			"hash seed after a pool: it must come first in a restore transaction");
 		return klb_txn_refuse(kn, txn, -EINVAL, info->extack);
 	}
 	if (seed) {
