@@ -143,7 +143,8 @@ vmtest-run: all module-debug
 # The long loads that make check cuts to what still proves the property:
 # bulk.sh's 48 MB transfers, fnat.sh's 100 MB download, l7_memory's 10000
 # idle clients, l7_slowloris's 5000 slow ones (about 30 min, two boots).
-# Not part of check.
+# Not part of check. restore_scale's 100000 services need ~2.5 GB during a
+# restore over them (old + new), hence the bigger VMs (KLB_VM_MEM).
 SOAK_ENV ?= KLB_BULK_MB=48 KLB_FNAT_MB=100 KLB_IDLE_CLIENTS=10000 KLB_SLOW_CLIENTS=5000 \
 	KLB_RESTORE_SERVICES=100000 KLB_RESTORE_FRESH=1
 SOAK_TESTS ?= bulk fnat l7_memory l7_slowloris restore_scale
@@ -152,7 +153,7 @@ soak: deps
 	$(NO_STALE_KVER) $(MAKE) soak-run
 
 soak-run: all
-	KLB_VM_TEST_ENV="$(SOAK_ENV) $(KLB_VM_TEST_ENV)" tools/vm/run-selftests-split $(SOAK_TESTS)
+	KLB_VM_MEM=$${KLB_VM_MEM:-5G} KLB_VM_TEST_ENV="$(SOAK_ENV) $(KLB_VM_TEST_ENV)" tools/vm/run-selftests-split $(SOAK_TESTS)
 
 # The debug kernel (KASAN, lockdep, kmemleak, fault injection, UBSAN) built
 # from linux-source-6.1, cached in out/debug-kernel/ (tools/vm/build-debug-kernel),

@@ -32,6 +32,12 @@ source "$(dirname "$0")/lib.sh"
 klb_test_init "restore of $((${KLB_RESTORE_SERVICES:-10000})) services in one transaction: round trip, hitless, timed against ipvsadm-restore"
 
 N=${KLB_RESTORE_SERVICES:-10000}
+# A restore over N services holds old and new: ~12 KiB per service each
+# (MemAvailable, measured at 10000), and the guest needs room besides.
+need_kb=$((2 * N * 12 + 262144))
+avail_kb=$(awk '$1 == "MemAvailable:" {print $2}' /proc/meminfo)
+[ "$avail_kb" -ge "$need_kb" ] ||
+	skip_all "$N services need ~$((need_kb / 1024)) MiB available, this VM has $((avail_kb / 1024)) MiB (KLB_VM_MEM=5G tools/vm/run-selftests ...)"
 NLPY="$(dirname "$0")/klb_nl.py"
 NS2=klbrs2-$$
 
