@@ -144,16 +144,18 @@ vmtest-run: all module-debug
 # bulk.sh's 48 MB transfers, fnat.sh's 100 MB download, l7_memory's 10000
 # idle clients, l7_slowloris's 5000 slow ones, l7_hostmap's 4 more services
 # of 100,000 names each, adopt's floods of 5000 stray ACKs (about 30 min,
-# two boots). Not part of check.
+# two boots), restore_scale's 100000 services: they need ~2.5 GB during a
+# restore over them (old + new), hence the bigger VMs (KLB_VM_MEM). Not
+# part of check.
 SOAK_ENV ?= KLB_BULK_MB=48 KLB_FNAT_MB=100 KLB_IDLE_CLIENTS=10000 KLB_SLOW_CLIENTS=5000 \
-	KLB_HOSTMAP_SERVICES=4 KLB_ADOPT_FLOOD=5000
-SOAK_TESTS ?= bulk fnat l7_memory l7_slowloris l7_hostmap adopt
+	KLB_HOSTMAP_SERVICES=4 KLB_ADOPT_FLOOD=5000 KLB_RESTORE_SERVICES=100000 KLB_RESTORE_FRESH=1
+SOAK_TESTS ?= bulk fnat l7_memory l7_slowloris l7_hostmap adopt restore_scale
 
 soak: deps
 	$(NO_STALE_KVER) $(MAKE) soak-run
 
 soak-run: all
-	KLB_VM_TEST_ENV="$(SOAK_ENV) $(KLB_VM_TEST_ENV)" tools/vm/run-selftests-split $(SOAK_TESTS)
+	KLB_VM_MEM=$${KLB_VM_MEM:-5G} KLB_VM_TEST_ENV="$(SOAK_ENV) $(KLB_VM_TEST_ENV)" tools/vm/run-selftests-split $(SOAK_TESTS)
 
 # The debug kernel (KASAN, lockdep, kmemleak, fault injection, UBSAN) built
 # from linux-source-6.1, cached in out/debug-kernel/ (tools/vm/build-debug-kernel),

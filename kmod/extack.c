@@ -123,3 +123,17 @@ void klb_err_prefix(struct netlink_ext_ack *extack, const char *fmt, ...)
 	va_end(ap);
 	klb_err_fmt(extack, "%s%s", prefix, msg);
 }
+
+void klb_err_suffix(struct netlink_ext_ack *extack, const char *fmt, ...)
+{
+	char msg[KLB_MSG_LEN], suffix[KLB_MSG_LEN];
+	va_list ap;
+
+	if (!extack || !extack->_msg)
+		return;
+	strscpy(msg, extack->_msg, sizeof(msg));
+	va_start(ap, fmt);
+	vsnprintf(suffix, sizeof(suffix), fmt, ap);
+	va_end(ap);
+	klb_err_fmt(extack, "%s%s", msg, suffix);
+}

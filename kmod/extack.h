@@ -19,5 +19,8 @@ void klb_err(struct netlink_ext_ack *extack, const struct nlattr *attr,
 /* Prefix the message already set (if any) with the object at fault. */
 __printf(2, 3)
 void klb_err_prefix(struct netlink_ext_ack *extack, const char *fmt, ...);
+/* Append to the message already set (if any): what the refusal did. */
+__printf(2, 3)
+void klb_err_suffix(struct netlink_ext_ack *extack, const char *fmt, ...);
 
 #endif /* _KLB_EXTACK_H */

@@ -271,6 +271,13 @@ struct klb_net {
 		u32 services;
 	} alloc;
 	struct mem_cgroup *memcg;	/* memcg.h: charged for softirq allocs */
+	/*
+	 * netlink/txn.c: the open restore transactions, how many (read
+	 * without the lock by the socket-release notifier) and the last id.
+	 */
+	struct list_head txns;
+	u32 ntxns;
+	u32 txn_last_id;
 	unsigned int gen;		/* bumped on every config change (dumps) */
 	struct hlist_head svc_hash[1 << KLB_SVC_HASH_BITS];	/* l4/vip.c, RCU */
 	bool hooks_registered;

@@ -19,6 +19,7 @@
 #include "l4/xmit.h"
 #include "l7/engine.h"
 #include "netlink/family.h"
+#include "netlink/txn.h"
 #include "sched/table.h"
 #include "memcg.h"
 
@@ -72,6 +73,7 @@ static void __net_exit klb_net_exit(struct net *net)
 	 * services while they are being torn down.
 	 */
 	mutex_lock(&kn->lock);
+	klb_txn_net_exit(kn);		/* what open transactions staged */
 	klb_hooks_unregister(kn);	/* if registered */
 	klb_conn_net_exit(kn);
 	klb_persist_net_exit(kn);	/* no connection holds an entry now */

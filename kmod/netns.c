@@ -19,6 +19,7 @@ void klb_net_core_init(struct klb_net *kn, struct net *net)
 	mutex_init(&kn->lock);
 	INIT_LIST_HEAD(&kn->pools);
 	INIT_LIST_HEAD(&kn->services);
+	INIT_LIST_HEAD(&kn->txns);
 	for (i = 0; i < ARRAY_SIZE(kn->svc_hash); i++)
 		INIT_HLIST_HEAD(&kn->svc_hash[i]);
 	kn->gen = 1;

@@ -29,6 +29,7 @@ static const char * const klb_obj_names[KLB_OBJ__MAX] = {
 	[KLB_OBJ_ACL]		= "source ACL",
 	[KLB_OBJ_L7_BUF]	= "L7 session buffer",
 	[KLB_OBJ_HOSTMAP]	= "host map",
+	[KLB_OBJ_TXN]		= "restore transaction",
 };
 
 #ifdef DEBUG

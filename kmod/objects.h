@@ -27,6 +27,7 @@ enum klb_obj {
 	KLB_OBJ_ACL,		/* acl.c: a service's source lists */
 	KLB_OBJ_L7_BUF,		/* l7/bufs.c: kvmalloc'd session buffers */
 	KLB_OBJ_HOSTMAP,	/* config/hostmap.c: a service's host map */
+	KLB_OBJ_TXN,		/* netlink/txn.c: open restore transactions */
 	KLB_OBJ__MAX
 };
 

@@ -30,6 +30,15 @@
       were not "pool TAG<i> does not exist" (another request's, or torn);
       and the first of them.
 
+  klb_nl.py txn-bad-input N
+      restore transactions refused, one line PASS|FAIL each: STAGE, COMMIT
+      and ABORT without BEGIN, with an unknown id or without one; another
+      socket's transaction; a bad object in the 3rd STAGE (the transaction
+      is dead after it); a hash seed after a pool; past the open
+      transaction limit; and a child process that stages N pools and N
+      services and exits without COMMIT (its socket's close drops them).
+      Exit 1 if any case failed. The caller checks the live configuration.
+
 Enum values are read from include/uapi/linux/klb.h (so a renumbering there
 does not break the test). Names: CMD_POOL_NEW, A_POOL, POOL_A_NAME, ... i.e.
 the header's names without the KLB_ prefix.
@@ -754,10 +763,126 @@ def main():
         return 0 if err == 0 else 2
     if sys.argv[1] == "ctrl-latency":
         return ctrl_latency(sys.argv[2])
+    if sys.argv[1] == "txn-bad-input":
+        return txn_bad_input(int(sys.argv[2]))
+    if sys.argv[1] == "txn-stage-and-exit":
+        return txn_stage_and_exit(int(sys.argv[2]))
     if sys.argv[1] == "own-messages":
         return own_messages(sys.argv[2], int(sys.argv[3]))
     print(__doc__)
     return 1
+
+
+def txn_begin(g):
+    err, msg, rep = g.do("CMD_RESTORE_BEGIN", [])
+    if err:
+        raise OSError(err, "RESTORE_BEGIN: %s" % msg)
+    for t, v in parse_attrs(rep[0][4:]):
+        if t == E["A_TXN"]:
+            return struct.unpack("=I", v[:4])[0]
+    raise OSError(errno.EPROTO, "RESTORE_BEGIN: no KLB_A_TXN in the reply")
+
+
+def txn_pool(nm, addr="10.0.1.11"):
+    return nest("CONFIG_A_POOL", [name(nm), u8("POOL_A_SCHED", 0),
+                                  nest("POOL_A_BACKENDS", [be4(addr, 80)])])
+
+
+def txn_svc(nm, i, pl):
+    vip = "10.9.%d.%d" % (i // 250 % 250, i % 250 + 1)
+    return nest("CONFIG_A_SERVICE", svc_ok(nm=nm, vip=vip, port=80 + i // 62500, pl=pl))
+
+
+def txn_stage(g, txn, objs):
+    return g.do("CMD_RESTORE_STAGE", [u32("A_TXN", txn), nest("A_CONFIG", objs)])
+
+
+def txn_stage_all(g, txn, n, per_msg=300):
+    """Stage n pools (one backend each), then n services on them."""
+    objs = [txn_pool("z%d" % i) for i in range(n)] + [txn_svc("z%d" % i, i, "z%d" % i) for i in range(n)]
+    for k in range(0, len(objs), per_msg):
+        err, msg, _ = txn_stage(g, txn, objs[k:k + per_msg])
+        if err:
+            return err, msg
+    return 0, ""
+
+
+def txn_bad_input(n):
+    g = Genl()
+    other = Genl()
+    results = []
+
+    def want(desc, got, errs, part=None):
+        err, msg = got[0], got[1]
+        ok = errno.errorcode.get(err, "") in errs and msg and (part is None or part in msg)
+        results.append(ok)
+        print("%s %s | errno %s, extack \"%s\"" % ("PASS" if ok else "FAIL", desc, ename(err), msg), flush=True)
+
+    def do(cmd, txn):
+        return g.do(cmd, [u32("A_TXN", txn)])
+
+    no = 0x7FFFFFF0
+    want("STAGE without BEGIN (unknown id)", txn_stage(g, no, [txn_pool("x")]), {"ENOENT"}, "no restore transaction")
+    want("COMMIT with an unknown id", do("CMD_RESTORE_COMMIT", no), {"ENOENT"}, "no restore transaction")
+    want("ABORT with an unknown id", do("CMD_RESTORE_ABORT", no), {"ENOENT"}, "no restore transaction")
+    want("COMMIT without an id", g.do("CMD_RESTORE_COMMIT", []), {"EINVAL"})
+    want("STAGE with id 0", txn_stage(g, 0, [txn_pool("x")]), INVAL)
+    want("BEGIN with an attribute", g.do("CMD_RESTORE_BEGIN", [u32("A_TXN", 1)]), INVAL)
+
+    t = txn_begin(g)
+    want("STAGE without a config", g.do("CMD_RESTORE_STAGE", [u32("A_TXN", t)]), {"EINVAL"}, "aborted")
+    want("... then COMMIT is refused", do("CMD_RESTORE_COMMIT", t), {"EINVAL"}, "was aborted")
+    want("... and the transaction is gone", do("CMD_RESTORE_ABORT", t), {"ENOENT"})
+
+    t = txn_begin(g)
+    want("another socket's STAGE", txn_stage(other, t, [txn_pool("x")]), {"EPERM"}, "belongs to another socket")
+    want("another socket's COMMIT", other.do("CMD_RESTORE_COMMIT", [u32("A_TXN", t)]), {"EPERM"}, "belongs to another socket")
+    want("another socket's ABORT", other.do("CMD_RESTORE_ABORT", [u32("A_TXN", t)]), {"EPERM"}, "belongs to another socket")
+    want("the owner's ABORT", (do("CMD_RESTORE_ABORT", t)[0] or errno.EALREADY, "ok"), {"EALREADY"})
+
+    # a bad object in the 3rd STAGE message kills the transaction
+    t = txn_begin(g)
+    r1 = txn_stage(g, t, [txn_pool("b%d" % i) for i in range(10)])
+    r2 = txn_stage(g, t, [txn_svc("b%d" % i, i, "b%d" % i) for i in range(10)])
+    want("STAGE 1 and 2 accepted", (r1[0] or r2[0] or errno.EALREADY, r1[1] or r2[1] or "ok"), {"EALREADY"})
+    want("STAGE 3: a service naming a missing pool", txn_stage(g, t, [txn_svc("b10", 10, "nope")]),
+         {"ENOENT"}, "aborted")
+    want("STAGE 4 after it is refused", txn_stage(g, t, [txn_pool("c")]), {"EINVAL"}, "STAGE message 3 was refused")
+    want("COMMIT after it is refused", do("CMD_RESTORE_COMMIT", t), {"EINVAL"}, "STAGE message 3 was refused")
+    want("... and the transaction is gone", do("CMD_RESTORE_COMMIT", t), {"ENOENT"})
+
+    t = txn_begin(g)
+    r1 = txn_stage(g, t, [txn_pool("s0")])
+    want("a hash seed after a pool", txn_stage(g, t, [raw("CONFIG_A_HASH_SEED", bytes(16))]),
+         {"EINVAL"}, "hash seed after a pool")
+    do("CMD_RESTORE_ABORT", t)
+
+    ids = [txn_begin(g) for _ in range(4)]  # the kernel's KLB_TXN_MAX
+    want("BEGIN past the open transaction limit", g.do("CMD_RESTORE_BEGIN", []), {"EBUSY"},
+         "restore transactions are open here")
+    for t in ids:
+        do("CMD_RESTORE_ABORT", t)
+
+    # a process that stages n pools and n services, then exits
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), "txn-stage-and-exit", str(n)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = r.stdout.decode(errors="replace").strip()
+    want("a process stages %d services and exits without COMMIT" % n,
+         (errno.EALREADY if r.returncode == 0 else errno.EIO, out), {"EALREADY"})
+    # its objects were freed when its socket closed: room for another
+    t = txn_begin(g)
+    want("then %d more can be staged (the cap holds old + one new config)" % n,
+         (txn_stage_all(g, t, n)[0] or errno.EALREADY, "ok"), {"EALREADY"})
+    do("CMD_RESTORE_ABORT", t)
+    return 0 if all(results) else 1
+
+
+def txn_stage_and_exit(n):
+    g = Genl()
+    t = txn_begin(g)
+    err, msg = txn_stage_all(g, t, n)
+    print("staged %d pools and %d services in transaction %d: errno %s %s" % (n, n, t, ename(err), msg))
+    return 1 if err else 0
 
 
 def dump_names(replies):

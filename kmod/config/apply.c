@@ -70,23 +70,29 @@ static bool klb_service_same_identity(const struct klb_service *live,
 }
 
 struct klb_service *klb_staged_keeps(struct klb_net *kn,
+				     const struct klb_staged *st,
 				     struct klb_service *staged)
 {
-	struct klb_service *live = klb_service_find(&kn->services,
-						    staged->name);
+	/*
+	 * Indexed as the commit began; names are unique in both sets, so a
+	 * live service is looked up at most once, moved or not.
+	 */
+	struct klb_service *live = klb_index_service(&st->live.services,
+						     staged->name);
 
 	return live && klb_service_same_identity(live, staged) ? live : NULL;
 }
 
 /* The live twin of @pool if it has one (staged), else @pool. */
-static struct klb_pool *klb_apply_twin(struct klb_net *kn,
+static struct klb_pool *klb_apply_twin(const struct klb_staged *st,
 				       struct klb_pool *pool)
 {
-	return klb_pool_find(&kn->pools, pool->name) ?: pool;
+	return klb_index_pool(&st->live.pools, pool->name) ?: pool;
 }
 
 /* The host map's names, as the rules' pools below. */
 static void klb_apply_repoint_hostmap(struct klb_net *kn,
+				      const struct klb_staged *st,
 				      struct klb_service *svc)
 {
 	struct klb_hostmap *map = klb_service_hostmap(kn, svc);
@@ -95,7 +101,7 @@ static void klb_apply_repoint_hostmap(struct klb_net *kn,
 
 	for (i = 0; map && i < map->hm.n; i++) {
 		pool = klb_hostmap_pool(map, i);
-		twin = klb_apply_twin(kn, pool);
+		twin = klb_apply_twin(st, pool);
 		if (twin == pool)
 			continue;
 		WRITE_ONCE(map->hm.e[i].val, twin);
@@ -109,13 +115,14 @@ static void klb_apply_repoint_hostmap(struct klb_net *kn,
  * stay; the staged pools go), its default pool and its rules' pools.
  * Before any pool moves: the twins are found on kn->pools.
  */
-static void klb_apply_repoint(struct klb_net *kn, struct klb_service *svc)
+static void klb_apply_repoint(struct klb_net *kn, const struct klb_staged *st,
+			      struct klb_service *svc)
 {
 	struct klb_rule_set *set = klb_service_rules(kn, svc);
 	struct klb_pool *pool = klb_service_pool(kn, svc), *twin;
 	u32 i;
 
-	twin = klb_apply_twin(kn, pool);
+	twin = klb_apply_twin(st, pool);
 	if (twin != pool) {
 		rcu_assign_pointer(svc->pool, twin);
 		pool->users--;
@@ -124,14 +131,14 @@ static void klb_apply_repoint(struct klb_net *kn, struct klb_service *svc)
 	/* A started staged service may route by the set: single stores. */
 	for (i = 0; set && i < set->n; i++) {
 		pool = set->e[i].pool;
-		twin = klb_apply_twin(kn, pool);
+		twin = klb_apply_twin(st, pool);
 		if (twin == pool)
 			continue;
 		WRITE_ONCE(set->e[i].pool, twin);
 		pool->users--;
 		twin->users++;
 	}
-	klb_apply_repoint_hostmap(kn, svc);
+	klb_apply_repoint_hostmap(kn, st, svc);
 }
 
 static struct klb_backend *klb_apply_backend_find(struct klb_pool *pool,
@@ -271,7 +278,7 @@ static void klb_apply_sort_pools(struct klb_net *kn, struct klb_apply *a,
 	struct klb_pool *staged, *pool, *tmp;
 
 	list_for_each_entry_safe(staged, tmp, &st->pools, node) {
-		pool = klb_pool_find(&kn->pools, staged->name);
+		pool = klb_index_pool(&st->live.pools, staged->name);
 		if (!pool) {
 			list_move_tail(&staged->node, &a->pools);
 			continue;
@@ -289,7 +296,7 @@ static void klb_apply_sort_services(struct klb_net *kn, struct klb_apply *a,
 	struct klb_service *staged, *svc, *tmp;
 
 	list_for_each_entry_safe(staged, tmp, &st->services, node) {
-		svc = klb_staged_keeps(kn, staged);
+		svc = klb_staged_keeps(kn, st, staged);
 		if (!svc) {
 			/* Ahead of an old twin of its address, if any. */
 			klb_vip_hash(kn, staged);
@@ -370,7 +377,7 @@ void klb_staged_apply(struct klb_net *kn, struct klb_staged *st)
 	INIT_LIST_HEAD(&a.spare_services);
 
 	list_for_each_entry(svc, &st->services, node)
-		klb_apply_repoint(kn, svc);
+		klb_apply_repoint(kn, st, svc);
 	klb_apply_sort_pools(kn, &a, st);
 	klb_apply_sort_services(kn, &a, st);
 

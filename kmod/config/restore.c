@@ -88,6 +88,45 @@ void klb_staged_init(struct klb_staged *st)
 {
 	INIT_LIST_HEAD(&st->pools);
 	INIT_LIST_HEAD(&st->services);
+	klb_set_index_init(&st->ix);
+	klb_set_index_init(&st->live);
+}
+
+int klb_staged_index_pool(struct klb_staged *st, struct klb_pool *pool)
+{
+	return klb_index_add(&st->ix.pools, pool);
+}
+
+int klb_staged_index_service(struct klb_staged *st, struct klb_service *svc)
+{
+	return klb_index_add(&st->ix.services, svc) ?:
+	       klb_index_add(&st->ix.vips, svc);
+}
+
+/* The live pools and services by name, for the apply's twins. */
+static int klb_staged_index_live(struct klb_net *kn, struct klb_staged *st)
+{
+	struct klb_service *svc;
+	struct klb_pool *pool;
+	int err;
+
+	list_for_each_entry(pool, &kn->pools, node) {
+		err = klb_index_add(&st->live.pools, pool);
+		if (err)
+			return err;
+	}
+	list_for_each_entry(svc, &kn->services, node) {
+		err = klb_index_add(&st->live.services, svc);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void klb_staged_index_free(struct klb_staged *st)
+{
+	klb_set_index_free(&st->ix);
+	klb_set_index_free(&st->live);
 }
 
 /*
@@ -98,6 +137,7 @@ void klb_staged_init(struct klb_staged *st)
 static void klb_staged_destroy(struct klb_net *kn, struct klb_staged *st,
 			       bool started)
 {
+	klb_staged_index_free(st);
 	klb_config_teardown(kn, &st->services, &st->pools, started);
 }
 
@@ -119,7 +159,7 @@ static int klb_staged_start(struct klb_net *kn, struct klb_staged *st,
 
 	list_for_each_entry(svc, &st->services, node) {
 		/* One that stays keeps its listener and its sessions. */
-		if (klb_staged_keeps(kn, svc))
+		if (klb_staged_keeps(kn, st, svc))
 			continue;
 		*started |= klb_mode_l7(svc->mode);
 		err = klb_service_start(kn, svc, extack);
@@ -142,6 +182,9 @@ int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
 	/* Into an empty netns: size the connection hash for conn_max now. */
 	if (!kn->nservices)
 		klb_conn_table_fit(kn);
+	err = klb_staged_index_live(kn, st);
+	if (err)
+		goto err_staged;
 	err = klb_staged_start(kn, st, &started, extack);
 	if (err)
 		goto err_staged;
@@ -152,6 +195,7 @@ int klb_staged_commit(struct klb_net *kn, struct klb_staged *st,
 		goto err_staged;
 	}
 	klb_staged_apply(kn, st);	/* cannot fail */
+	klb_staged_index_free(st);
 	klb_hooks_sync(kn, kn->nservices);	/* unregistering cannot fail */
 	klb_config_changed(kn);
 	return 0;

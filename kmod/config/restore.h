@@ -7,6 +7,7 @@
 #define _KLB_CONFIG_RESTORE_H
 
 #include "config/config.h"
+#include "config/index.h"
 
 /*
  * A configuration built off to the side. Its pools and services are made
@@ -16,9 +17,17 @@
 struct klb_staged {
 	struct list_head pools;
 	struct list_head services;
+	struct klb_set_index ix;	/* of the staged pools and services */
+	struct klb_set_index live;	/* commit: the live ones, by name */
 };
 
 void klb_staged_init(struct klb_staged *st);
+/*
+ * Index @pool (@svc), just added to @st's list: the lookups of the
+ * objects staged after it find it there. -ENOMEM: refuse the restore.
+ */
+int klb_staged_index_pool(struct klb_staged *st, struct klb_pool *pool);
+int klb_staged_index_service(struct klb_staged *st, struct klb_service *svc);
 /*
  * Open the staged listeners and replace the live configuration with the
  * staged one. On failure nothing live changed and the staged objects are
@@ -34,6 +43,7 @@ void klb_staged_abort(struct klb_net *kn, struct klb_staged *st);
  * name and identity), or NULL: @staged is new.
  */
 struct klb_service *klb_staged_keeps(struct klb_net *kn,
+				     const struct klb_staged *st,
 				     struct klb_service *staged);
 /*
  * apply.c: make the live configuration the staged one, keeping what both

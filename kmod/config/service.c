@@ -20,6 +20,7 @@
 #include "config/pool.h"
 #include "config/quota.h"
 #include "config/rule.h"
+#include "config/index.h"
 #include "config/service.h"
 #include "l4/conn.h"
 #include "l4/hooks.h"
@@ -74,6 +75,7 @@ static int klb_service_check_pool(struct klb_pool *pool, u16 family, u8 mode,
 /* Is @cfg a valid newcomer to @pools and @services? Its pool, if so. */
 static struct klb_pool *klb_service_check(struct list_head *pools,
 					  struct list_head *services,
+					  const struct klb_set_index *six,
 					  const struct klb_service_cfg *cfg,
 					  struct netlink_ext_ack *extack)
 {
@@ -81,18 +83,22 @@ static struct klb_pool *klb_service_check(struct list_head *pools,
 	struct klb_pool *pool;
 	int err;
 
-	if (klb_service_find(services, cfg->name)) {
+	if (six ? klb_index_service(&six->services, cfg->name) :
+		  klb_service_find(services, cfg->name)) {
 		klb_err(extack, NULL, "service %s already exists", cfg->name);
 		return ERR_PTR(-EEXIST);
 	}
-	svc = klb_service_find_vip(services, cfg);
+	svc = six ? klb_index_vip(&six->vips, cfg->family, &cfg->addr,
+				  cfg->port, cfg->proto) :
+		    klb_service_find_vip(services, cfg);
 	if (svc) {
 		klb_err(extack, NULL,
 			"address, port and protocol already used by service %s",
 			svc->name);
 		return ERR_PTR(-EEXIST);
 	}
-	pool = klb_pool_find(pools, cfg->pool);
+	pool = six ? klb_index_pool(&six->pools, cfg->pool) :
+		     klb_pool_find(pools, cfg->pool);
 	if (!pool) {
 		klb_err(extack, cfg->pool_attr, "pool %s does not exist",
 			cfg->pool);
@@ -111,6 +117,7 @@ static struct klb_pool *klb_service_check(struct list_head *pools,
 struct klb_service *klb_service_create(struct klb_net *kn,
 				       struct list_head *pools,
 				       struct list_head *services,
+				       const struct klb_set_index *six,
 				       const struct klb_service_cfg *cfg,
 				       struct netlink_ext_ack *extack)
 {
@@ -120,7 +127,7 @@ struct klb_service *klb_service_create(struct klb_net *kn,
 
 	klb_assert_locked(kn);
 
-	pool = klb_service_check(pools, services, cfg, extack);
+	pool = klb_service_check(pools, services, six, cfg, extack);
 	if (IS_ERR(pool)) {
 		svc = ERR_CAST(pool);
 		goto err_rules;
@@ -292,7 +299,8 @@ int klb_service_add(struct klb_net *kn, const struct klb_service_cfg *cfg,
 	struct klb_service *svc;
 	int err;
 
-	svc = klb_service_create(kn, &kn->pools, &kn->services, cfg, extack);
+	svc = klb_service_create(kn, &kn->pools, &kn->services, NULL, cfg,
+				 extack);
 	if (IS_ERR(svc))
 		return PTR_ERR(svc);
 	/* The first service: size the connection hash for conn_max now. */

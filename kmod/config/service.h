@@ -36,13 +36,16 @@ struct klb_service_cfg {
 struct klb_service *klb_service_find(struct list_head *services,
 				     const char *name);
 /*
- * Check @cfg against the set it joins (@pools, @services: live or staged)
- * and allocate the service, unlinked; it counts as a user of its pool.
- * Takes @cfg->rules over, success or not.
+ * Check @cfg against the set it joins (@pools, @services: live or staged;
+ * @six: that set's indexes, looked up instead of walking the lists, or
+ * NULL) and allocate the service, unlinked; it counts as a user of its
+ * pool. Takes @cfg->rules over, success or not.
  */
+struct klb_set_index;
 struct klb_service *klb_service_create(struct klb_net *kn,
 				       struct list_head *pools,
 				       struct list_head *services,
+				       const struct klb_set_index *six,
 				       const struct klb_service_cfg *cfg,
 				       struct netlink_ext_ack *extack);
 /* Open the listener of an http or tls service (nothing to do for nat). */

@@ -2,7 +2,8 @@
 /*
  * FLUSH and RESTORE: the whole configuration at once. A restore's config
  * nest is parsed into a staged configuration (config/restore.c), which is
- * swapped in only if all of it is valid.
+ * swapped in only if all of it is valid. A restore transaction
+ * (cmd_txn.c) stages its messages' nests with the same code.
  */
 #include "config/restore.h"
 #include "events.h"
@@ -41,6 +42,12 @@ static u32 klb_nl_nbackends(struct klb_net *kn)
 	return n;
 }
 
+void klb_nl_restored(struct klb_net *kn)
+{
+	klb_nl_config_event(kn, KLB_EVENT_RESTORE, kn->npools, kn->nservices,
+			    klb_nl_nbackends(kn));
+}
+
 int klb_nl_flush(struct sk_buff *skb, struct genl_info *info)
 {
 	struct klb_net *kn = klb_nl_net(info);
@@ -75,9 +82,8 @@ static void klb_restore_blame(struct netlink_ext_ack *extack,
 	klb_err_prefix(extack, "%s %s: ", what, name);
 }
 
-static int klb_restore_stage(struct klb_net *kn, const struct nlattr *config,
-			     struct klb_staged *st,
-			     struct netlink_ext_ack *extack)
+int klb_nl_restore_stage(struct klb_net *kn, const struct nlattr *config,
+			 struct klb_staged *st, struct netlink_ext_ack *extack)
 {
 	struct klb_service_cfg cfg;
 	struct klb_service *svc;
@@ -89,13 +95,17 @@ static int klb_restore_stage(struct klb_net *kn, const struct nlattr *config,
 	nla_for_each_nested(attr, config, rem) {
 		if (nla_type(attr) != KLB_CONFIG_A_POOL)
 			continue;
-		pool = klb_nl_pool_build(kn, &st->pools, attr, extack);
+		pool = klb_nl_pool_build(kn, &st->pools, &st->ix.pools, attr,
+					 extack);
 		if (IS_ERR(pool)) {
 			klb_restore_blame(extack, attr, KLB_POOL_A_NAME,
 					  "pool");
 			return PTR_ERR(pool);
 		}
 		list_add_tail(&pool->node, &st->pools);
+		err = klb_staged_index_pool(st, pool);
+		if (err)
+			return err;
 	}
 	nla_for_each_nested(attr, config, rem) {
 		if (nla_type(attr) != KLB_CONFIG_A_SERVICE)
@@ -103,7 +113,7 @@ static int klb_restore_stage(struct klb_net *kn, const struct nlattr *config,
 		err = klb_nl_parse_service(&st->pools, attr, &cfg, extack);
 		if (!err) {
 			svc = klb_service_create(kn, &st->pools, &st->services,
-						 &cfg, extack);
+						 &st->ix, &cfg, extack);
 			err = PTR_ERR_OR_ZERO(svc);
 		}
 		if (err) {
@@ -112,6 +122,9 @@ static int klb_restore_stage(struct klb_net *kn, const struct nlattr *config,
 			return err;
 		}
 		list_add_tail(&svc->node, &st->services);
+		err = klb_staged_index_service(st, svc);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -147,10 +160,10 @@ int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	seed = klb_restore_seed(kn, info->attrs[KLB_A_CONFIG], &old);
 	klb_staged_init(&st);
-	err = klb_restore_stage(kn, info->attrs[KLB_A_CONFIG], &st,
-				info->extack);
+	err = klb_nl_restore_stage(kn, info->attrs[KLB_A_CONFIG], &st,
+				   info->extack);
 	if (!err)
-		err = klb_nl_hostmap_restore(kn, info, &st.services, &st.pools);
+		err = klb_nl_hostmap_restore(kn, info, &st);
 	if (!err)
 		err = klb_staged_commit(kn, &st, info->extack);
 	else
@@ -162,7 +175,6 @@ int klb_nl_restore(struct sk_buff *skb, struct genl_info *info)
 	/* Pools kept across the swap still hash with the old seed. */
 	if (seed && memcmp(&old, &kn->hash_seed, sizeof(old)))
 		klb_sched_seed_set(kn, nla_data(seed));
-	klb_nl_config_event(kn, KLB_EVENT_RESTORE, kn->npools, kn->nservices,
-			    klb_nl_nbackends(kn));
+	klb_nl_restored(kn);
 	return 0;
 }

@@ -15,7 +15,9 @@
 #include <linux/slab.h>
 
 #include "config/hostmap.h"
+#include "config/index.h"
 #include "config/pool.h"
+#include "config/restore.h"
 #include "config/service.h"
 #include "netlink/attr.h"
 #include "netlink/cmds.h"
@@ -52,6 +54,7 @@ static int klb_nl_hostmap_l7(struct klb_service *svc, const struct nlattr *attr,
  * entries name one service after another), in an L7 mode.
  */
 static struct klb_service *klb_nl_hostmap_service(struct list_head *services,
+						  const struct klb_index *ix,
 						  struct klb_service *hint,
 						  const struct nlattr *nest,
 						  struct nlattr **tb,
@@ -67,7 +70,8 @@ static struct klb_service *klb_nl_hostmap_service(struct list_head *services,
 		return ERR_PTR(err);
 	if (hint && !strcmp(hint->name, name))
 		return hint;
-	svc = klb_service_find(services, name);
+	svc = ix ? klb_index_service(ix, name) :
+		   klb_service_find(services, name);
 	if (!svc) {
 		klb_err(extack, tb[KLB_HOSTMAP_A_SERVICE],
 			"service %s does not exist", name);
@@ -78,6 +82,8 @@ static struct klb_service *klb_nl_hostmap_service(struct list_head *services,
 }
 
 static struct klb_pool *klb_nl_hostmap_pool(struct list_head *pools,
+					    const struct klb_index *ix,
+					    struct klb_pool *hint,
 					    const struct nlattr *nest,
 					    struct nlattr **tb,
 					    struct netlink_ext_ack *extack)
@@ -90,7 +96,9 @@ static struct klb_pool *klb_nl_hostmap_pool(struct list_head *pools,
 			      extack);
 	if (err)
 		return ERR_PTR(err);
-	pool = klb_pool_find(pools, name);
+	if (hint && !strcmp(hint->name, name))
+		return hint;
+	pool = ix ? klb_index_pool(ix, name) : klb_pool_find(pools, name);
 	if (!pool) {
 		klb_err(extack, tb[KLB_HOSTMAP_A_POOL], "pool %s does not exist",
 			name);
@@ -115,7 +123,8 @@ int klb_nl_hostmap_new(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	nest = info->attrs[KLB_A_HOSTMAP];
-	svc = klb_nl_hostmap_service(&kn->services, NULL, nest, tb, info->extack);
+	svc = klb_nl_hostmap_service(&kn->services, NULL, NULL, nest, tb,
+				     info->extack);
 	if (IS_ERR(svc))
 		return PTR_ERR(svc);
 	if (klb_nl_missing(info->extack, nest, tb, KLB_HOSTMAP_A_HOST, "host"))
@@ -124,7 +133,8 @@ int klb_nl_hostmap_new(struct sk_buff *skb, struct genl_info *info)
 				  info->extack);
 	if (err)
 		return err;
-	pool = klb_nl_hostmap_pool(&kn->pools, nest, tb, info->extack);
+	pool = klb_nl_hostmap_pool(&kn->pools, NULL, NULL, nest, tb,
+				   info->extack);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
 	err = klb_hostmap_add(kn, svc, name, len, pool, tb[KLB_HOSTMAP_A_HOST],
@@ -154,7 +164,8 @@ int klb_nl_hostmap_del(struct sk_buff *skb, struct genl_info *info)
 			"a host is deleted by its service and name only");
 		return -EINVAL;
 	}
-	svc = klb_nl_hostmap_service(&kn->services, NULL, nest, tb, info->extack);
+	svc = klb_nl_hostmap_service(&kn->services, NULL, NULL, nest, tb,
+				     info->extack);
 	if (IS_ERR(svc))
 		return PTR_ERR(svc);
 	if (klb_nl_missing(info->extack, nest, tb, KLB_HOSTMAP_A_HOST, "host"))
@@ -179,6 +190,9 @@ struct klb_nl_hm_group {
 /* What a walk over a request's KLB_A_HOSTMAP attributes builds. */
 struct klb_nl_hm_build {
 	struct list_head *services, *pools;
+	/* a restore's staged objects, indexed by name; NULL: walk the lists */
+	const struct klb_set_index *ix;
+	struct klb_pool *last_pool;	/* names of a pool often come together */
 	struct klb_nl_hm_group *g;
 	u32 ng, max;
 	struct klb_nl_hm_group *last;	/* entries of a service come together */
@@ -229,6 +243,7 @@ static int klb_nl_hm_walk(struct klb_nl_hm_build *b, struct genl_info *info,
 		if (err)
 			return err;
 		svc = klb_nl_hostmap_service(b->services,
+					     b->ix ? &b->ix->services : NULL,
 					     b->last ? b->last->svc : NULL,
 					     attr, tb, extack);
 		if (IS_ERR(svc))
@@ -264,9 +279,12 @@ static int klb_nl_hm_walk(struct klb_nl_hm_build *b, struct genl_info *info,
 					  extack);
 		if (err)
 			return err;
-		pool = klb_nl_hostmap_pool(b->pools, attr, tb, extack);
+		pool = klb_nl_hostmap_pool(b->pools,
+					   b->ix ? &b->ix->pools : NULL,
+					   b->last_pool, attr, tb, extack);
 		if (IS_ERR(pool))
 			return PTR_ERR(pool);
+		b->last_pool = pool;
 		err = klb_hm_add(&g->map->hm, name, len, pool, &dup);
 		if (err) {
 			klb_err(extack, tb[KLB_HOSTMAP_A_HOST],
@@ -329,10 +347,10 @@ int klb_nl_hostmap_set(struct sk_buff *skb, struct genl_info *info)
 }
 
 int klb_nl_hostmap_restore(struct klb_net *kn, struct genl_info *info,
-			   struct list_head *services, struct list_head *pools)
+			   struct klb_staged *st)
 {
 	struct klb_nl_hm_build b = {
-		.services = services, .pools = pools,
+		.services = &st->services, .pools = &st->pools, .ix = &st->ix,
 	};
 	struct klb_service *svc;
 	u32 i;
@@ -340,7 +358,7 @@ int klb_nl_hostmap_restore(struct klb_net *kn, struct genl_info *info,
 
 	if (!info->attrs[KLB_A_HOSTMAP])
 		return 0;
-	list_for_each_entry(svc, services, node)
+	list_for_each_entry(svc, &st->services, node)
 		b.max++;
 	b.g = kvcalloc(b.max, sizeof(*b.g), GFP_KERNEL);
 	if (!b.g)

@@ -63,7 +63,7 @@ int klb_nl_pool_new(struct sk_buff *skb, struct genl_info *info)
 	if (klb_nl_missing(info->extack, NULL, info->attrs, KLB_A_POOL,
 			   "pool attributes"))
 		return -EINVAL;
-	pool = klb_nl_pool_build(kn, &kn->pools, info->attrs[KLB_A_POOL],
+	pool = klb_nl_pool_build(kn, &kn->pools, NULL, info->attrs[KLB_A_POOL],
 				 info->extack);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);

@@ -53,6 +53,22 @@ int klb_nl_hostmap_dump(struct sk_buff *skb, struct netlink_callback *cb);
 /* cmd_config.c */
 int klb_nl_flush(struct sk_buff *skb, struct genl_info *info);
 int klb_nl_restore(struct sk_buff *skb, struct genl_info *info);
+/*
+ * Parse a config nest into @st: its pools first, then its services, which
+ * may name any pool of @st. On error extack names the object at fault and
+ * @st holds what was staged before it.
+ */
+struct klb_staged;
+int klb_nl_restore_stage(struct klb_net *kn, const struct nlattr *config,
+			 struct klb_staged *st, struct netlink_ext_ack *extack);
+/* Tell the events group the configuration was restored. */
+void klb_nl_restored(struct klb_net *kn);
+
+/* cmd_txn.c: restore transactions */
+int klb_nl_restore_begin(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_restore_stage_msg(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_restore_commit(struct sk_buff *skb, struct genl_info *info);
+int klb_nl_restore_abort(struct sk_buff *skb, struct genl_info *info);
 
 /* cmd_stats.c */
 int klb_nl_stats_get(struct sk_buff *skb, struct genl_info *info);

@@ -43,6 +43,7 @@
 #include "netlink/cmds.h"
 #include "netlink/family.h"
 #include "netlink/policy.h"
+#include "netlink/txn.h"
 
 static bool allow_userns;
 module_param(allow_userns, bool, 0644);
@@ -221,6 +222,27 @@ static const struct genl_ops klb_genl_ops[] = {
 		.doit	= klb_nl_hostmap_set,
 		.flags	= GENL_UNS_ADMIN_PERM,
 		KLB_OP_POLICY(klb_hostmap_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_RESTORE_BEGIN,
+		.doit	= klb_nl_restore_begin,
+		.flags	= GENL_UNS_ADMIN_PERM,
+		/* takes nothing, as FLUSH */
+		KLB_OP_POLICY(klb_flush_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_RESTORE_STAGE,
+		.doit	= klb_nl_restore_stage_msg,
+		.flags	= GENL_UNS_ADMIN_PERM,
+		KLB_OP_POLICY(klb_txn_stage_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_RESTORE_COMMIT,
+		.doit	= klb_nl_restore_commit,
+		.flags	= GENL_UNS_ADMIN_PERM,
+		KLB_OP_POLICY(klb_txn_commit_cmd_policy),
+	}, {
+		.cmd	= KLB_CMD_RESTORE_ABORT,
+		.doit	= klb_nl_restore_abort,
+		.flags	= GENL_UNS_ADMIN_PERM,
+		KLB_OP_POLICY(klb_txn_cmd_policy),
 	},
 };
 
@@ -256,9 +278,15 @@ int __init klb_genl_init(void)
 {
 	int err;
 
-	err = genl_register_family(&klb_genl_family);
+	/* Before any transaction can begin: its socket's close ends it. */
+	err = klb_txn_module_init();
 	if (err)
 		return err;
+	err = genl_register_family(&klb_genl_family);
+	if (err) {
+		klb_txn_module_exit();
+		return err;
+	}
 	klb_events_register(&klb_genl_family, KLB_GENL_MCGRP_EVENTS);
 	return 0;
 }
@@ -268,4 +296,6 @@ void klb_genl_exit(void)
 	/* No event may be sent to group ids that are being given back. */
 	klb_events_unregister();
 	genl_unregister_family(&klb_genl_family);
+	/* What is still open goes with its netns (klb_txn_net_exit()). */
+	klb_txn_module_exit();
 }

@@ -9,6 +9,7 @@
 #include <net/ipv6.h>
 
 #include "acl.h"
+#include "config/index.h"
 #include "netlink/attr.h"
 #include "netlink/acl_nl.h"
 #include "netlink/check.h"
@@ -155,6 +156,7 @@ int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,
  */
 struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 				   struct list_head *pools,
+				   const struct klb_index *names,
 				   const struct nlattr *nest,
 				   struct netlink_ext_ack *extack)
 {
@@ -178,7 +180,7 @@ struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 		return ERR_PTR(err);
 	if (tb[KLB_POOL_A_SCHED])
 		sched = nla_get_u8(tb[KLB_POOL_A_SCHED]);	/* range: policy */
-	if (klb_pool_find(pools, name)) {
+	if (names ? klb_index_pool(names, name) : klb_pool_find(pools, name)) {
 		klb_err(extack, tb[KLB_POOL_A_NAME], "pool %s already exists",
 			name);
 		return ERR_PTR(-EEXIST);

@@ -34,10 +34,13 @@ int klb_nl_proxy_protocol(const struct nlattr *attr, u8 mode, u8 *pp,
 			  struct netlink_ext_ack *extack);
 /*
  * A new pool from a KLB_A_POOL or KLB_CONFIG_A_POOL nest: NAME, [SCHED],
- * [BACKENDS]. Checked against @pools (live or staged), returned unlinked.
+ * [BACKENDS]. Checked against @pools (live or staged; @names: their index
+ * by name, or NULL to walk the list), returned unlinked.
  */
+struct klb_index;
 struct klb_pool *klb_nl_pool_build(struct klb_net *kn,
 				   struct list_head *pools,
+				   const struct klb_index *names,
 				   const struct nlattr *nest,
 				   struct netlink_ext_ack *extack);
 int klb_nl_parse_service(struct list_head *pools, const struct nlattr *nest,

@@ -245,6 +245,23 @@ const struct nla_policy klb_restore_cmd_policy[KLB_A_MAX + 1] = {
 	[KLB_A_HOSTMAP]		= NLA_POLICY_NESTED(klb_hostmap_policy),
 };
 
+/* RESTORE_STAGE: a transaction and a part of its config. */
+const struct nla_policy klb_txn_stage_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_TXN]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[KLB_A_CONFIG]		= NLA_POLICY_NESTED(klb_config_policy),
+};
+
+/* RESTORE_ABORT: the transaction only. */
+const struct nla_policy klb_txn_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_TXN]		= NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+/* RESTORE_COMMIT: the transaction, and the host maps of its services. */
+const struct nla_policy klb_txn_commit_cmd_policy[KLB_A_MAX + 1] = {
+	[KLB_A_TXN]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[KLB_A_HOSTMAP]		= NLA_POLICY_NESTED(klb_hostmap_policy),
+};
+
 /* CONN_GET may name the service whose connections to dump. */
 const struct nla_policy klb_conn_cmd_policy[KLB_A_MAX + 1] = {
 	[KLB_A_SERVICE]		= NLA_POLICY_NESTED(klb_service_policy),

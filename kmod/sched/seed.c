@@ -58,11 +58,22 @@ void klb_sched_seed_key(const u8 *seed, siphash_key_t *key)
 
 int klb_sched_seed_set(struct klb_net *kn, const u8 *seed)
 {
+	siphash_key_t key;
+	int err;
+
+	klb_sched_seed_key(seed, &key);
+	err = klb_sched_seed_key_set(kn, &key);
+	memzero_explicit(&key, sizeof(key));
+	return err;
+}
+
+int klb_sched_seed_key_set(struct klb_net *kn, const siphash_key_t *key)
+{
 	struct klb_pool *pool;
 	int err = 0, e;
 
 	klb_assert_locked(kn);
-	klb_sched_seed_key(seed, &kn->hash_seed);
+	kn->hash_seed = *key;
 	list_for_each_entry(pool, &kn->pools, node) {
 		e = klb_sched_publish(kn, pool);
 		if (e && !err)

@@ -61,6 +61,8 @@ void klb_sched_commit(struct klb_net *kn, struct klb_pool *pool,
  * table until its next change. Under klb_net->lock.
  */
 int klb_sched_seed_set(struct klb_net *kn, const u8 *seed);
+/* The same with the key itself (a restore transaction's seed). */
+int klb_sched_seed_key_set(struct klb_net *kn, const siphash_key_t *key);
 /* The key of seed bytes @seed; nothing is republished. */
 void klb_sched_seed_key(const u8 *seed, siphash_key_t *key);
 /* @kn's seed into @seed (KLB_HASH_SEED_LEN bytes). */

@@ -181,6 +181,7 @@ static const struct adesc top_attrs[] = {
 	[KLB_A_STATS] = { "stats", T_NEST, NULL },
 	[KLB_A_EVENT] = { "event", T_NEST, &event_space },
 	[KLB_A_HOSTMAP] = { "hostmap", T_NEST, &hostmap_space },
+	[KLB_A_TXN] = { "txn", T_U32, NULL },
 };
 static const struct aspace top_space = SPACE(NULL, top_attrs);
 
@@ -319,6 +320,10 @@ static const char *const cmd_names[] = {
 	[KLB_CMD_HOSTMAP_DEL] = "hostmap_del",
 	[KLB_CMD_HOSTMAP_GET] = "hostmap_get",
 	[KLB_CMD_HOSTMAP_SET] = "hostmap_set",
+	[KLB_CMD_RESTORE_BEGIN] = "restore_begin",
+	[KLB_CMD_RESTORE_STAGE] = "restore_stage",
+	[KLB_CMD_RESTORE_COMMIT] = "restore_commit",
+	[KLB_CMD_RESTORE_ABORT] = "restore_abort",
 };
 
 static void dump_level(FILE *f, struct level l, const struct aspace *sp,

@@ -5,9 +5,10 @@
  * save prints the configuration as klbctl command lines without the
  * "klbctl" word; restore reads such lines with the very parser the
  * commands use (obj_parse() and the objects' tables), and sends the whole
- * configuration in one KLB_CMD_RESTORE so the kernel can replace it
- * atomically: a file is either applied entirely or not at all, and a file
- * with a local error is never sent.
+ * configuration in one restore transaction (RESTORE_BEGIN, STAGE...,
+ * COMMIT) so the kernel can replace it atomically, whatever its size: a
+ * file is either applied entirely or not at all, and a file with a local
+ * error is never sent.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -374,73 +375,219 @@ static int restore_parse(struct config *c, char *text, const char *file)
 	return tokenize_lines(text, file, restore_line_fn, c);
 }
 
-/* Overhead per object beyond its strings: nests, addresses, numbers. */
-#define PER_OBJECT	128
+/*
+ * A restore goes as a transaction: BEGIN, as many STAGE messages as the
+ * configuration needs, COMMIT. A config nest's length is 16 bits, so each
+ * STAGE carries objects up to STAGE_LIMIT bytes of nest (a margin under
+ * 64 KiB); an object that would cross it starts the next message. Pools
+ * go first, so a service's pool was always staged before it. The kernel
+ * applies the whole at COMMIT or nothing; a refused STAGE ends the
+ * transaction there.
+ */
+#define STAGE_LIMIT	(48 * 1024)
+/* Room for the limit plus one object of up to a whole nest. */
+#define STAGE_BUF	(MNL_SOCKET_BUFFER_SIZE + STAGE_LIMIT + 64 * 1024)
+
+struct stage {
+	struct req r;
+	struct nlattr *config;
+	uint32_t config_start;
+	size_t nobj;		/* objects in the message being built */
+	uint32_t txn;
+	const char *file;
+};
+
+static int begin_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KLB_A_MAX + 1];
+
+	msg_parse(nlh, tb, KLB_A_MAX);
+	*(uint32_t *)data = attr_u32(tb[KLB_A_TXN], 0);
+	return 0;
+}
+
+static int txn_simple(uint8_t cmd, uint32_t txn, klb_cb_t cb, void *data)
+{
+	struct req r;
+	int ret;
+
+	ret = req_init(&r, cmd, 0, MNL_SOCKET_BUFFER_SIZE);
+	if (ret)
+		return ret;
+	if (cmd != KLB_CMD_RESTORE_BEGIN)
+		req_put_u32(&r, KLB_A_TXN, txn);
+	ret = klb_request(&r, cb, data, NULL);
+	req_free(&r);
+	return ret;
+}
+
+static int stage_open(struct stage *st)
+{
+	int ret = req_init(&st->r, KLB_CMD_RESTORE_STAGE, 0, STAGE_BUF);
+
+	if (ret)
+		return ret;
+	st->r.file = st->file;
+	req_put_u32(&st->r, KLB_A_TXN, st->txn);
+	st->config_start = req_len(&st->r);
+	st->config = req_nest_start(&st->r, KLB_A_CONFIG);
+	st->nobj = 0;
+	return EXIT_OK;
+}
+
+static int stage_send(struct stage *st)
+{
+	int ret;
+
+	req_nest_end(&st->r, st->config);
+	ret = klb_request(&st->r, NULL, NULL, NULL);
+	req_free(&st->r);
+	return ret;
+}
+
+/*
+ * The object just put after @mark: if it took the message past the limit,
+ * send the message without it and start the next one, where put() puts
+ * it again.
+ */
+static int stage_fit(struct stage *st, uint32_t mark,
+		     void (*put)(struct req *r, const void *obj), const void *obj)
+{
+	int ret;
+
+	if (req_len(&st->r) - st->config_start <= STAGE_LIMIT || !st->nobj) {
+		st->nobj++;
+		return EXIT_OK;
+	}
+	req_truncate(&st->r, mark);
+	ret = stage_send(st);
+	if (!ret)
+		ret = stage_open(st);
+	if (ret)
+		return ret;
+	put(&st->r, obj);
+	st->nobj++;
+	return EXIT_OK;
+}
+
+static void put_pool(struct req *r, const void *obj)
+{
+	const struct cfg_pool *p = obj;
+	struct nlattr *nest, *backends, *be;
+	uint32_t start, bstart;
+	size_t j;
+
+	start = req_len(r);
+	nest = req_nest_start(r, KLB_CONFIG_A_POOL);
+	obj_put(&pool_desc, r, &p->p);
+	backends = req_nest_start(r, KLB_POOL_A_BACKENDS);
+	for (j = 0; j < p->n; j++) {
+		bstart = req_len(r);
+		be = req_nest_start(r, KLB_POOL_A_BACKEND);
+		obj_put(&backend_desc, r, &p->b[j].b);
+		req_nest_end(r, be);
+		req_span(r, bstart, p->b[j].line);
+	}
+	req_nest_end(r, backends);
+	req_nest_end(r, nest);
+	req_span(r, start, p->line);
+}
+
+static void put_service(struct req *r, const void *obj)
+{
+	const struct cfg_service *cs = obj;
+	struct nlattr *nest, *rules, *rule;
+	uint32_t start, bstart;
+	size_t j;
+
+	start = req_len(r);
+	nest = req_nest_start(r, KLB_CONFIG_A_SERVICE);
+	obj_put(&service_desc, r, &cs->s);
+	if (cs->nr) {
+		rules = req_nest_start(r, KLB_SERVICE_A_RULES);
+		for (j = 0; j < cs->nr; j++) {
+			bstart = req_len(r);
+			rule = req_nest_start(r, KLB_RULES_A_RULE);
+			obj_put(&rule_desc, r, &cs->rules[j].r);
+			req_nest_end(r, rule);
+			req_span(r, bstart, cs->rules[j].line);
+		}
+		req_nest_end(r, rules);
+	}
+	req_nest_end(r, nest);
+	req_span(r, start, cs->line);
+}
+
+static int stage_all(const struct config *c, struct stage *st)
+{
+	uint32_t mark;
+	size_t i;
+	int ret;
+
+	ret = stage_open(st);
+	if (ret)
+		return ret;
+	/* The seed first: the kernel takes it only before any pool. */
+	if (c->has_seed)
+		req_put(&st->r, KLB_CONFIG_A_HASH_SEED, sizeof(c->seed), c->seed);
+	for (i = 0; i < c->np && !ret; i++) {
+		mark = req_len(&st->r);
+		put_pool(&st->r, &c->pools[i]);
+		ret = stage_fit(st, mark, put_pool, &c->pools[i]);
+	}
+	for (i = 0; i < c->ns && !ret; i++) {
+		mark = req_len(&st->r);
+		put_service(&st->r, &c->svcs[i]);
+		ret = stage_fit(st, mark, put_service, &c->svcs[i]);
+	}
+	if (ret) {
+		req_free(&st->r);
+		return ret;
+	}
+	return stage_send(st);
+}
+
+/*
+ * COMMIT, with the host maps: each name is its own top-level attribute
+ * (no 64 KiB nest to fit), so all of them go in this one message, checked
+ * and applied with the staged services or not at all.
+ */
+static int commit_send(const struct config *c, struct stage *st)
+{
+	struct req r;
+	int ret;
+
+	ret = req_init(&r, KLB_CMD_RESTORE_COMMIT, 0,
+		       MNL_SOCKET_BUFFER_SIZE + hostmap_batch_wire(&c->hm));
+	if (ret)
+		return ret;
+	r.file = st->file;
+	req_put_u32(&r, KLB_A_TXN, st->txn);
+	hostmap_batch_put(&c->hm, &r);
+	ret = klb_request(&r, NULL, NULL, NULL);
+	req_free(&r);
+	return ret;
+}
 
 static int restore_send(const struct config *c, const char *file)
 {
-	struct nlattr *config, *nest, *backends, *be, *rules, *rule;
-	size_t i, j, objs = c->np + c->ns + c->nrules;
-	struct req r;
-	uint32_t start, bstart;
+	struct stage st = { .file = file };
 	int ret;
 
-	for (i = 0; i < c->np; i++)
-		objs += c->pools[i].n;
-	ret = req_init(&r, KLB_CMD_RESTORE, 0,
-		       MNL_SOCKET_BUFFER_SIZE + objs * PER_OBJECT + c->strings +
-		       hostmap_batch_wire(&c->hm));
+	ret = nl_need_cmd(KLB_CMD_RESTORE_BEGIN, "restore transactions (RESTORE_BEGIN)");
 	if (ret)
 		return ret;
-	r.file = file;
-
-	config = req_nest_start(&r, KLB_A_CONFIG);
-	if (c->has_seed)
-		req_put(&r, KLB_CONFIG_A_HASH_SEED, sizeof(c->seed), c->seed);
-	for (i = 0; i < c->np; i++) {
-		const struct cfg_pool *p = &c->pools[i];
-
-		start = req_len(&r);
-		nest = req_nest_start(&r, KLB_CONFIG_A_POOL);
-		obj_put(&pool_desc, &r, &p->p);
-		backends = req_nest_start(&r, KLB_POOL_A_BACKENDS);
-		for (j = 0; j < p->n; j++) {
-			bstart = req_len(&r);
-			be = req_nest_start(&r, KLB_POOL_A_BACKEND);
-			obj_put(&backend_desc, &r, &p->b[j].b);
-			req_nest_end(&r, be);
-			req_span(&r, bstart, p->b[j].line);
-		}
-		req_nest_end(&r, backends);
-		req_nest_end(&r, nest);
-		req_span(&r, start, p->line);
-	}
-	for (i = 0; i < c->ns; i++) {
-		const struct cfg_service *cs = &c->svcs[i];
-
-		start = req_len(&r);
-		nest = req_nest_start(&r, KLB_CONFIG_A_SERVICE);
-		obj_put(&service_desc, &r, &cs->s);
-		if (cs->nr) {
-			rules = req_nest_start(&r, KLB_SERVICE_A_RULES);
-			for (j = 0; j < cs->nr; j++) {
-				bstart = req_len(&r);
-				rule = req_nest_start(&r, KLB_RULES_A_RULE);
-				obj_put(&rule_desc, &r, &cs->rules[j].r);
-				req_nest_end(&r, rule);
-				req_span(&r, bstart, cs->rules[j].line);
-			}
-			req_nest_end(&r, rules);
-		}
-		req_nest_end(&r, nest);
-		req_span(&r, start, cs->line);
-	}
-	req_nest_end(&r, config);
-	/* Outside the config nest: a map may be bigger than its 64 KiB. */
-	hostmap_batch_put(&c->hm, &r);
-
-	ret = klb_request(&r, NULL, NULL, NULL);
-	req_free(&r);
+	ret = txn_simple(KLB_CMD_RESTORE_BEGIN, 0, begin_cb, &st.txn);
+	if (ret)
+		return ret;
+	ret = stage_all(c, &st);
+	if (!ret)
+		return commit_send(c, &st);
+	/*
+	 * A refused STAGE already ended it in the kernel, which keeps it for
+	 * this ABORT (closing the socket would drop it too).
+	 */
+	txn_simple(KLB_CMD_RESTORE_ABORT, st.txn, NULL, NULL);
 	return ret;
 }
 

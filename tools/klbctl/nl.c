@@ -24,6 +24,7 @@
 static struct mnl_socket *sock;
 static uint16_t family_id;
 static uint32_t events_group;	/* id of KLB_MCGRP_EVENTS, 0: none */
+static bool family_cmds[256];	/* the commands the module knows */
 static uint32_t seq;
 static char *rxbuf;
 static size_t rxsize;
@@ -137,6 +138,14 @@ void req_nest_end(struct req *r, struct nlattr *nest)
 uint32_t req_len(const struct req *r)
 {
 	return r->nlh->nlmsg_len;
+}
+
+void req_truncate(struct req *r, uint32_t len)
+{
+	r->nlh->nlmsg_len = len;
+	r->full = false;
+	while (r->nspans && r->spans[r->nspans - 1].start >= len)
+		r->nspans--;
 }
 
 void req_span(struct req *r, uint32_t start, unsigned int line)
@@ -477,6 +486,23 @@ static void family_groups(const struct nlattr *groups)
 	}
 }
 
+/* Which commands the module has (a klb.ko older than klbctl lacks some). */
+static void family_ops(const struct nlattr *ops)
+{
+	const struct nlattr *tb[CTRL_ATTR_OP_MAX + 1];
+	const struct nlattr *op;
+	uint32_t id;
+
+	if (!ops)
+		return;
+	mnl_attr_for_each_nested(op, ops) {
+		nest_parse(op, tb, CTRL_ATTR_OP_MAX);
+		id = attr_u32(tb[CTRL_ATTR_OP_ID], 0);
+		if (id < sizeof(family_cmds))
+			family_cmds[id] = true;
+	}
+}
+
 static int family_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[CTRL_ATTR_MAX + 1];
@@ -484,6 +510,7 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 	msg_parse(nlh, tb, CTRL_ATTR_MAX);
 	*(uint16_t *)data = attr_u16(tb[CTRL_ATTR_FAMILY_ID], 0);
 	family_groups(tb[CTRL_ATTR_MCAST_GROUPS]);
+	family_ops(tb[CTRL_ATTR_OPS]);
 	return 0;
 }
 
@@ -544,6 +571,7 @@ void nl_close(void)
 	rxsize = 0;
 	family_id = 0;
 	events_group = 0;
+	memset(family_cmds, 0, sizeof(family_cmds));
 }
 
 int nl_join_events(int *fd, uint16_t *family)
@@ -568,6 +596,31 @@ int nl_join_events(int *fd, uint16_t *family)
 	return EXIT_OK;
 }
 
+static bool dump_requests(void)
+{
+	const char *env = getenv("KLBCTL_DUMP_REQUEST");
+
+	return env && *env && strcmp(env, "0");
+}
+
+int nl_need_cmd(uint8_t cmd, const char *what)
+{
+	int ret;
+
+	if (dump_requests())
+		return EXIT_OK;
+	if (!sock) {
+		ret = nl_open();
+		if (ret)
+			return ret;
+	}
+	if (!family_cmds[cmd])
+		return errorf(EXIT_KERNEL,
+			      "the klb module has no %s: it is older than klbctl (load the klb.ko of klbctl's version)",
+			      what);
+	return EXIT_OK;
+}
+
 /* Netlink refuses a message bigger than the socket's send buffer. */
 static void grow_sndbuf(size_t len)
 {
@@ -584,7 +637,6 @@ static void grow_sndbuf(size_t len)
 int klb_request(struct req *r, klb_cb_t cb, void *data,
 		void (*reset)(void *data))
 {
-	const char *env = getenv("KLBCTL_DUMP_REQUEST");
 	struct nl_err e;
 	bool intr;
 	int ret, tries;
@@ -594,7 +646,7 @@ int klb_request(struct req *r, klb_cb_t cb, void *data,
 	if (r->nest_overflow)
 		return errorf(EXIT_KERNEL,
 			      "request too large: a netlink attribute holds at most 64 KiB");
-	if (env && *env && strcmp(env, "0")) {
+	if (dump_requests()) {
 		attr_dump_request(r->nlh, stdout);
 		return EXIT_OK;
 	}

@@ -45,6 +45,8 @@ void req_put_u32(struct req *r, uint16_t type, uint32_t v);
 struct nlattr *req_nest_start(struct req *r, uint16_t type);
 void req_nest_end(struct req *r, struct nlattr *nest);
 uint32_t req_len(const struct req *r);
+/* Cut the request back to @len bytes (a req_len() taken before). */
+void req_truncate(struct req *r, uint32_t len);
 /* Record that bytes [start, current end) came from input line @line. */
 void req_span(struct req *r, uint32_t start, unsigned int line);
 
@@ -66,6 +68,11 @@ typedef int (*klb_cb_t)(const struct nlmsghdr *nlh, void *data);
 int klb_request(struct req *r, klb_cb_t cb, void *data,
 		void (*reset)(void *data));
 void nl_close(void);
+/*
+ * The module knows command @cmd (@what names it in the error); else an
+ * error is printed and an exit status returned.
+ */
+int nl_need_cmd(uint8_t cmd, const char *what);
 
 /*
  * Join the klb family's events multicast group: *fd is the socket to read

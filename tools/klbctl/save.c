@@ -45,7 +45,44 @@ static void save_print(const struct pool_list *pl, const struct service_list *sl
 	delete_json_obj();
 }
 
-int do_save(int argc, char **argv)
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Each dump is consistent on its own (the kernel flags one that a change
+ * interrupted, and it is read again), but the pools and the services are
+ * two dumps: a pool added between them, with a service on it, would be
+ * saved as a service naming a pool the file lacks. Then the whole is
+ * read again.
+ */
+static bool save_whole(const struct pool_list *pl, const struct service_list *sl,
+		       const struct rule_list *rules)
+{
+	char **names = malloc((pl->n ? pl->n : 1) * sizeof(*names));
+	bool whole = true;
+	size_t i, j;
+
+	if (!names)
+		return true;	/* cannot tell: as before */
+	for (i = 0; i < pl->n; i++)
+		names[i] = pl->p[i].name;
+	qsort(names, pl->n, sizeof(*names), name_cmp);
+	for (i = 0; whole && i < sl->n; i++) {
+		whole = bsearch(&sl->s[i].pool, names, pl->n, sizeof(*names), name_cmp);
+		for (j = 0; whole && j < rules[i].n; j++)
+			whole = bsearch(&rules[i].r[j].pool, names, pl->n,
+					sizeof(*names), name_cmp);
+	}
+	free(names);
+	return whole;
+}
+
+#define SAVE_TRIES	3
+
+/* One read and print of the whole; -EAGAIN: it changed in between. */
+static int save_once(void)
 {
 	struct rule_list *rules = NULL;
 	struct hostmap_list hl = { 0 };
@@ -54,12 +91,6 @@ int do_save(int argc, char **argv)
 	size_t i;
 	int ret;
 
-	if (argc > 0 && is_help(argv[0])) {
-		config_usage(stdout);
-		return EXIT_OK;
-	}
-	if (argc > 0)
-		return usage_errorf("save", "unexpected argument \"%s\"", argv[0]);
 	ret = pool_dump(NULL, &pl);
 	if (ret)
 		return ret;
@@ -74,6 +105,8 @@ int do_save(int argc, char **argv)
 	for (i = 0; !ret && i < sl.n; i++)
 		if (service_has_rules(&sl.s[i]))
 			ret = rule_dump(sl.s[i].name, &rules[i]);
+	if (!ret && !save_whole(&pl, &sl, rules))
+		ret = -EAGAIN;
 	if (!ret)
 		ret = hostmap_dump(NULL, &hl);
 	if (!ret)
@@ -89,4 +122,24 @@ int do_save(int argc, char **argv)
 	if (fflush(stdout) || ferror(stdout))
 		return errorf(EXIT_KERNEL, "writing the configuration: %s", strerror(errno));
 	return EXIT_OK;
+}
+
+int do_save(int argc, char **argv)
+{
+	int ret, tries;
+
+	if (argc > 0 && is_help(argv[0])) {
+		config_usage(stdout);
+		return EXIT_OK;
+	}
+	if (argc > 0)
+		return usage_errorf("save", "unexpected argument \"%s\"", argv[0]);
+	for (tries = 0; tries < SAVE_TRIES; tries++) {
+		ret = save_once();
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	return errorf(EXIT_KERNEL,
+		      "the configuration changed while it was read, %d times: try again",
+		      SAVE_TRIES);
 }

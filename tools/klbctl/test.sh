@@ -263,12 +263,34 @@ rule add www header "X-UA=Mozilla 5.0 \"x\" \\" method "#M" pool web   # quoted 
 service set www proxy-protocol v2
 EOF
 req restore -f "$tmp/l7.conf"
-has 'restore: rules in their service, in order, quotes undone' 'request restore' 'config {' \
+has 'restore: rules in their service, in order, quotes undone' 'request restore_stage' 'config {' \
 	'service {' 'name "www"' 'mode 1' 'pool "web"' 'proxy_protocol 2' 'rules {' \
 	'rule {' 'host "a.example.com"' 'path "/api"' 'pool "api"' '}' \
 	'rule {' 'header_name "X-UA"' 'header_value "Mozilla 5.0 "x" \"' 'method "#M"' 'pool "web"' '}' \
 	'}' '}' 'service {' 'name "tl"' 'mode 2' 'rules {' 'rule {' 'sni "*.example.com"' 'pool "api"'
 if [ "$(grep -c 'rule {' "$tmp/req")" = 3 ]; then ok 'restore: three rules'; else not_ok 'restore: three rules'; fi
+# a restore is a transaction: BEGIN, STAGEs of at most 48 KiB of config
+# (pools before services), one COMMIT
+req restore -f "$tmp/good.conf"
+has 'restore: begin, stage, commit' 'request restore_begin' 'request restore_stage' 'txn 0' \
+	'config {' 'pool {' 'service {' 'request restore_commit' 'txn 0'
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "pool add p%d\nbackend add p%d 10.1.%d.%d:80\n", i, i, i / 250, i % 250 + 1
+	for (i = 0; i < 3000; i++) printf "service add s%d vip 10.2.%d.%d:80 proto tcp mode nat pool p%d\n", i, i / 250, i % 250 + 1, i }' >"$tmp/big.conf"
+req restore -f "$tmp/big.conf"
+stages=$(grep -c '^request restore_stage ' "$tmp/req")
+maxlen=$(sed -n 's/^request restore_stage len \([0-9]*\)$/\1/p' "$tmp/req" | sort -n | tail -n1)
+if [ "$(grep -c '^request restore_begin ' "$tmp/req")" = 1 ] && [ "$(grep -c '^request restore_commit ' "$tmp/req")" = 1 ] &&
+   [ "$stages" -ge 3 ] && [ "$maxlen" -le $((56 * 1024)) ] &&
+   [ "$(grep -c 'pool {' "$tmp/req")" = 3000 ] && [ "$(grep -c 'service {' "$tmp/req")" = 3000 ]; then
+	ok "restore of 3000 services: one begin, $stages stages of at most $maxlen bytes, one commit"
+else
+	not_ok "restore of 3000 services split into stages (got $stages stages, largest $maxlen bytes)"
+fi
+if awk '/service \{/ { s = 1 } /pool \{/ && s { bad = 1 } END { exit bad }' "$tmp/req"; then
+	ok 'restore: every pool is staged before the first service'
+else
+	not_ok 'restore: every pool is staged before the first service'
+fi
 printf 'pool add web\nservice add www vip 10.0.0.100:80 proto tcp mode nat pool web\n' >"$tmp/nat.conf"
 req restore -f "$tmp/nat.conf"
 if grep -q 'rules\|proxy_protocol' "$tmp/req"; then not_ok 'restore: no rules nest without rules'; else ok 'restore: no rules nest without rules'; fi

@@ -44,6 +44,25 @@
  *                         configuration atomically; on any error nothing
  *                         changes and extack names the offending object.
  *                         A SERVICE nest may carry RULES (in order).
+ *                         One attribute holds at most 64 KiB: a larger
+ *                         configuration goes in a transaction:
+ *   KLB_CMD_RESTORE_BEGIN  no attributes -> KLB_A_TXN: open a restore
+ *                         transaction of this socket (at most 4
+ *                         open per namespace: -EBUSY past it)
+ *   KLB_CMD_RESTORE_STAGE  KLB_A_TXN, KLB_A_CONFIG{POOL*, SERVICE*,
+ *                         [HASH_SEED]}: add to the transaction's staged
+ *                         configuration. A service may name a pool of this
+ *                         or an earlier STAGE; HASH_SEED before any pool.
+ *                         Any error aborts the transaction (its staged
+ *                         objects are freed; COMMIT is then refused).
+ *   KLB_CMD_RESTORE_COMMIT KLB_A_TXN, [KLB_A_HOSTMAP*]: replace the whole
+ *                         configuration by the staged one (with the host
+ *                         maps of its services), as KLB_CMD_RESTORE does,
+ *                         and end the transaction (also on error)
+ *   KLB_CMD_RESTORE_ABORT  KLB_A_TXN: drop the transaction
+ *                         Only the socket that began a transaction may use
+ *                         it (-EPERM for another, -ENOENT for an unknown
+ *                         id); it is dropped when that socket closes.
  *   KLB_CMD_RULE_NEW      KLB_A_RULE{SERVICE, [HOST], [PATH], [HEADER_NAME +
  *                         HEADER_VALUE], [METHOD], [SNI], POOL}: append a rule
  *                         to an http or tls service
@@ -134,6 +153,10 @@ enum klb_cmd {
 	KLB_CMD_HOSTMAP_DEL,
 	KLB_CMD_HOSTMAP_GET,
 	KLB_CMD_HOSTMAP_SET,
+	KLB_CMD_RESTORE_BEGIN,
+	KLB_CMD_RESTORE_STAGE,
+	KLB_CMD_RESTORE_COMMIT,
+	KLB_CMD_RESTORE_ABORT,
 
 	__KLB_CMD_MAX
 };
@@ -318,6 +341,7 @@ enum klb_attr {
 	KLB_A_STATS,		/* nest: enum klb_global_attr (STATS_GET output) */
 	KLB_A_EVENT,		/* nest: enum klb_event_attr (EVENT, multicast) */
 	KLB_A_HOSTMAP,		/* nest: enum klb_hostmap_attr, may repeat */
+	KLB_A_TXN,		/* u32: a restore transaction's id (RESTORE_*) */
 
 	__KLB_A_MAX
 };
