@@ -241,34 +241,12 @@ void klb_hm_copy(struct klb_hm *dst, const struct klb_hm *src, u32 skip)
 	}
 }
 
-u32 klb_hm_host_strip(const u8 *h, u32 len)
-{
-	u32 i;
-
-	if (len && h[0] == '[') {
-		for (i = 0; i < len && h[i] != ']'; i++)
-			;
-		if (i < len)
-			len = i + 1;
-	} else {
-		for (i = 0; i < len; i++) {
-			if (h[i] == ':') {
-				len = i;
-				break;
-			}
-		}
-	}
-	if (len && h[len - 1] == '.')
-		len--;
-	return len;
-}
-
 const struct klb_hm_entry *klb_hm_lookup(const struct klb_hm *t,
 					 const u8 *host, u32 len)
 {
 	int i;
 
-	len = klb_hm_host_strip(host, len);
+	len = klb_host_strip(host, len);
 	if (!len || len > KLB_HM_NAME_MAX)
 		return NULL;
 	i = klb_hm_find(t, host, len);

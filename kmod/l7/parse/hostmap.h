@@ -21,6 +21,7 @@
 #ifndef _KLB_L7_HOSTMAP_H
 #define _KLB_L7_HOSTMAP_H
 
+#include "host_strip.h"	/* lookups strip as the rules do */
 #include "l7_pure.h"
 
 #define KLB_HM_NAME_MAX		253
@@ -78,9 +79,6 @@ int klb_hm_find(const struct klb_hm *t, const u8 *name, u32 len);
 /* The entry for a request's raw Host or SNI, or NULL. */
 const struct klb_hm_entry *klb_hm_lookup(const struct klb_hm *t,
 					 const u8 *host, u32 len);
-
-/* @host without ":port" and one trailing dot: the length that is left. */
-u32 klb_hm_host_strip(const u8 *host, u32 len);
 
 static inline const char *klb_hm_name(const struct klb_hm *t, u32 i)
 {

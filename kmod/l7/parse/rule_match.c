@@ -4,6 +4,7 @@
  * Validation and normalization happen once, when a rule is added, so that
  * matching a request is a handful of byte compares with no allocation.
  */
+#include "host_strip.h"
 #include "rule_match.h"
 
 static bool ldh(u8 c)
@@ -136,29 +137,6 @@ int klb_rule_prepare(struct klb_rule *r, const char **msg)
 	return 0;
 }
 
-/* Host without ":port" and without one trailing dot. */
-static u32 host_strip(const u8 *h, u32 len)
-{
-	u32 i;
-
-	if (len && h[0] == '[') {
-		for (i = 0; i < len && h[i] != ']'; i++)
-			;
-		if (i < len)
-			len = i + 1;
-	} else {
-		for (i = 0; i < len; i++) {
-			if (h[i] == ':') {
-				len = i;
-				break;
-			}
-		}
-	}
-	if (len && h[len - 1] == '.')
-		len--;
-	return len;
-}
-
 static bool name_match(const char *rule, u32 rlen, bool wild,
 		       const u8 *name, u32 nlen)
 {
@@ -217,13 +195,13 @@ bool klb_rule_match(const struct klb_rule *r, const struct klb_rule_input *in)
 	if (r->match & KLB_RULE_M_HOST) {
 		if (!in->host || !name_match(r->host, r->host_len, r->host_wild,
 					     in->host,
-					     host_strip(in->host, in->host_len)))
+					     klb_host_strip(in->host, in->host_len)))
 			return false;
 	}
 	if (r->match & KLB_RULE_M_SNI) {
 		if (!in->sni || !name_match(r->sni, r->sni_len, r->sni_wild,
 					    in->sni,
-					    host_strip(in->sni, in->sni_len)))
+					    klb_host_strip(in->sni, in->sni_len)))
 			return false;
 	}
 	if ((r->match & KLB_RULE_M_PATH) &&

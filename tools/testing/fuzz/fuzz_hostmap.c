@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		len = take(&data, &size, raw, sizeof(raw));
 		e = klb_hm_lookup(&t, (const u8 *)raw, len);
 		if (e) {
-			len2 = klb_hm_host_strip((const u8 *)raw, len);
+			len2 = klb_host_strip((const u8 *)raw, len);
 			CHECK(klb_l7_ieq((const u8 *)t.names + e->off, e->len,
 					 (const u8 *)raw, len2));
 		}
