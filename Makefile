@@ -148,7 +148,7 @@ vmtest-run: all module-debug
 # restore over them (old + new), hence the bigger VMs (KLB_VM_MEM). Not
 # part of check.
 SOAK_ENV ?= KLB_BULK_MB=48 KLB_FNAT_MB=100 KLB_IDLE_CLIENTS=10000 KLB_SLOW_CLIENTS=5000 \
-	KLB_HOSTMAP_SERVICES=4 KLB_ADOPT_FLOOD=5000 KLB_RESTORE_SERVICES=100000 KLB_RESTORE_FRESH=1
+	KLB_HOSTMAP_SERVICES=4 KLB_ADOPT_FLOOD=5000 KLB_RESTORE_SERVICES=100000 KLB_RESTORE_FRESH=1 KLB_RESTORE_IPVS=1
 SOAK_TESTS ?= bulk fnat l7_memory l7_slowloris l7_hostmap adopt restore_scale
 
 soak: deps
